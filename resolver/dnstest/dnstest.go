@@ -1,0 +1,126 @@
+// Package dnstest runs a real DNS server (miekg/dns) on loopback for tests.
+// Records are added and removed while it runs, and a name can be made to
+// answer SERVFAIL, so that tests exercise the resolver over the wire.
+package dnstest
+
+import (
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+// Server is an authoritative-for-everything DNS server on 127.0.0.1.
+type Server struct {
+	Addr string // host:port, for HERALD_DNS_SERVER and resolver.New
+
+	mu       sync.Mutex
+	records  map[string][]dns.RR // key: fqdn lower-case
+	rcodes   map[string]int      // forced response codes per fqdn
+	udp, tcp *dns.Server
+}
+
+// Start starts a server on UDP and TCP of one free loopback port and stops
+// it when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{records: map[string][]dns.RR{}, rcodes: map[string]int{}}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", pc.LocalAddr().String())
+	if err != nil {
+		pc.Close()
+		t.Fatal(err)
+	}
+	s.Addr = pc.LocalAddr().String()
+	s.udp = &dns.Server{PacketConn: pc, Handler: s}
+	s.tcp = &dns.Server{Listener: ln, Handler: s}
+	started := make(chan struct{}, 2)
+	s.udp.NotifyStartedFunc = func() { started <- struct{}{} }
+	s.tcp.NotifyStartedFunc = func() { started <- struct{}{} }
+	go s.udp.ActivateAndServe()
+	go s.tcp.ActivateAndServe()
+	<-started
+	<-started
+	t.Cleanup(func() {
+		s.udp.Shutdown()
+		s.tcp.Shutdown()
+	})
+	return s
+}
+
+// Add adds records in zone-file syntax, e.g.
+// "example.com. 300 IN MX 10 mx.example.com.".
+func (s *Server) Add(t testing.TB, lines ...string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, line := range lines {
+		rr, err := dns.NewRR(line)
+		if err != nil {
+			t.Fatalf("dnstest: bad record %q: %v", line, err)
+		}
+		key := strings.ToLower(rr.Header().Name)
+		s.records[key] = append(s.records[key], rr)
+	}
+}
+
+// Remove deletes every record of the given type at name.
+func (s *Server) Remove(name string, qtype uint16) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(dns.Fqdn(name))
+	kept := s.records[key][:0]
+	for _, rr := range s.records[key] {
+		if rr.Header().Rrtype != qtype {
+			kept = append(kept, rr)
+		}
+	}
+	s.records[key] = kept
+}
+
+// SetRcode makes every query for name answer rcode (dns.RcodeServerFailure,
+// say). dns.RcodeSuccess restores normal answers.
+func (s *Server) SetRcode(name string, rcode int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(dns.Fqdn(name))
+	if rcode == dns.RcodeSuccess {
+		delete(s.rcodes, key)
+		return
+	}
+	s.rcodes[key] = rcode
+}
+
+// ServeDNS answers from the records: NXDOMAIN when the name has no record at
+// all, an empty answer when it has records of other types only.
+func (s *Server) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
+	m := new(dns.Msg)
+	m.SetReply(req)
+	m.Authoritative = true
+	if len(req.Question) == 1 {
+		q := req.Question[0]
+		key := strings.ToLower(q.Name)
+		s.mu.Lock()
+		rcode, forced := s.rcodes[key]
+		rrs := s.records[key]
+		switch {
+		case forced:
+			m.Rcode = rcode
+		case len(rrs) == 0:
+			m.Rcode = dns.RcodeNameError
+		default:
+			for _, rr := range rrs {
+				if rr.Header().Rrtype == q.Qtype {
+					m.Answer = append(m.Answer, dns.Copy(rr))
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	w.WriteMsg(m)
+}
