@@ -1,0 +1,78 @@
+// Package app is Herald's domain: projects and keys, contacts and their
+// data rules, events, the job dispatcher and the work it runs. It knows
+// nothing of HTTP; web calls one method per request and maps the *Error
+// values it returns onto the API's envelope.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/storage"
+)
+
+// Options are App's dependencies and settings. main builds them.
+type Options struct {
+	DB             *storage.DB
+	Clock          Clock        // default SystemClock
+	Log            *slog.Logger // default slog.Default
+	Verifier       *verify.Verifier
+	BaseURL        string        // public URL used in links
+	IdempotencyTTL time.Duration // default 24h
+	Workers        int           // job concurrency; default 4
+}
+
+// App is the domain service. Its methods are safe for concurrent use.
+type App struct {
+	db       *storage.DB
+	clock    Clock
+	log      *slog.Logger
+	verifier *verify.Verifier
+	baseURL  string
+	idemTTL  time.Duration
+	keys     *keyCache
+	jobs     *Dispatcher
+}
+
+// New wires an App and registers its job handlers. Call Run to start the
+// background work.
+func New(o Options) *App {
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.IdempotencyTTL <= 0 {
+		o.IdempotencyTTL = 24 * time.Hour
+	}
+	a := &App{
+		db:       o.DB,
+		clock:    o.Clock,
+		log:      o.Log,
+		verifier: o.Verifier,
+		baseURL:  o.BaseURL,
+		idemTTL:  o.IdempotencyTTL,
+		keys:     newKeyCache(),
+	}
+	a.jobs = NewDispatcher(o.DB, o.Clock, o.Log, o.Workers)
+	a.registerJobs()
+	return a
+}
+
+// Jobs is the dispatcher that runs the background work.
+func (a *App) Jobs() *Dispatcher { return a.jobs }
+
+// Run starts the periodic jobs and runs the dispatcher until ctx ends, then
+// waits for the jobs in flight.
+func (a *App) Run(ctx context.Context) error {
+	if err := a.schedulePeriodic(ctx); err != nil {
+		return err
+	}
+	a.jobs.Run(ctx)
+	return nil
+}
+
+func (a *App) now() time.Time { return a.clock.Now().UTC().Truncate(time.Millisecond) }

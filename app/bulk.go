@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// Bulk actions on contacts.
+const (
+	BulkSubscribe   = "subscribe"
+	BulkUnsubscribe = "unsubscribe"
+	BulkDelete      = "delete"
+)
+
+// MaxBulkContacts is the most contact ids one bulk request takes.
+const MaxBulkContacts = 1000
+
+type bulkPayload struct {
+	Action string   `json:"action"`
+	IDs    []string `json:"ids"`
+}
+
+// BulkResult counts what a bulk job did.
+type BulkResult struct {
+	Updated   *int `json:"updated,omitempty"`
+	Unchanged *int `json:"unchanged,omitempty"`
+	Deleted   *int `json:"deleted,omitempty"`
+	NotFound  int  `json:"notFound"`
+}
+
+// BulkContacts validates the ids and queues the action.
+func (a *App) BulkContacts(ctx context.Context, projectID, action string, ids []string) (JobAccepted, error) {
+	var v Validation
+	switch {
+	case len(ids) == 0:
+		v.Add("contactIds", "too_small", "Give at least one contact id", ids)
+	case len(ids) > MaxBulkContacts:
+		v.Add("contactIds", "too_big", "Give at most 1000 contact ids", len(ids))
+	}
+	for i, id := range ids {
+		if id == "" {
+			v.Add(fieldPath("contactIds", i), "invalid_string", "Contact id must not be empty", id)
+		}
+	}
+	if err := v.Err(); err != nil {
+		return JobAccepted{}, err
+	}
+	var id string
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		var err error
+		id, err = a.jobs.Enqueue(ctx, tx, JobSpec{Kind: JobBulkContacts, ProjectID: projectID,
+			Payload: bulkPayload{Action: action, IDs: ids}})
+		return err
+	})
+	return JobAccepted{JobID: id}, err
+}
+
+// runBulk applies the action to every contact in one write: at most 1000
+// rows, and all-or-nothing, so a rerun after a crash starts clean.
+func (a *App) runBulk(ctx context.Context, job *RunningJob) (any, error) {
+	var p bulkPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil, Permanent(err)
+	}
+	var res BulkResult
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		contacts, err := storage.ContactsByIDs(ctx, tx, job.ProjectID, p.IDs)
+		if err != nil {
+			return err
+		}
+		res = BulkResult{NotFound: len(uniqueStrings(p.IDs)) - len(contacts)}
+		if p.Action == BulkDelete {
+			return a.bulkDelete(ctx, tx, contacts, &res)
+		}
+		return a.bulkSubscription(ctx, tx, contacts, p.Action == BulkSubscribe, &res)
+	})
+	return res, err
+}
+
+func (a *App) bulkDelete(ctx context.Context, tx *storage.Tx, contacts []storage.Contact, res *BulkResult) error {
+	n := 0
+	for _, c := range contacts {
+		if _, err := tx.DeleteContact(ctx, c.ProjectID, c.ID); err != nil {
+			return err
+		}
+		n++
+	}
+	res.Deleted = &n
+	return nil
+}
+
+func (a *App) bulkSubscription(ctx context.Context, tx *storage.Tx, contacts []storage.Contact, subscribe bool, res *BulkResult) error {
+	updated, unchanged := 0, 0
+	now := a.now()
+	for _, c := range contacts {
+		if c.Subscribed == subscribe {
+			unchanged++
+			continue
+		}
+		c.Subscribed, c.UpdatedAt = subscribe, now
+		if err := tx.UpdateContact(ctx, c); err != nil {
+			return err
+		}
+		if err := a.emitSubscription(ctx, tx, c, ReasonBulk, now); err != nil {
+			return err
+		}
+		updated++
+	}
+	res.Updated, res.Unchanged = &updated, &unchanged
+	return nil
+}
+
+// JobStatus is the state of an import or bulk job.
+type JobStatus struct {
+	ID           string          `json:"id"`
+	State        string          `json:"state"` // queued | active | completed | failed
+	Progress     int             `json:"progress"`
+	Result       json.RawMessage `json:"result"`
+	FailedReason *string         `json:"failedReason"`
+}
+
+// JobStatus returns a project's job of the given kind.
+func (a *App) JobStatus(ctx context.Context, projectID, kind, id string) (JobStatus, error) {
+	j, err := storage.JobByID(ctx, a.db.Reader(), projectID, id)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && j.Kind != kind {
+		return JobStatus{}, NotFound("NOT_FOUND", "Job not found")
+	}
+	if err != nil {
+		return JobStatus{}, err
+	}
+	s := JobStatus{ID: j.ID, State: j.State, Progress: j.Progress, Result: j.Result}
+	if s.Result == nil {
+		s.Result = json.RawMessage("null")
+	}
+	if j.FailedReason != "" && j.State == storage.JobFailed {
+		s.FailedReason = &j.FailedReason
+	}
+	return s, nil
+}
+
+func uniqueStrings(s []string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for _, v := range s {
+		m[v] = true
+	}
+	return m
+}

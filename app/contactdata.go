@@ -1,0 +1,134 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"reflect"
+)
+
+// isReservedKey reports the data keys that are silently dropped from input:
+// they name values the service fills in itself at render time.
+func isReservedKey(k string) bool {
+	switch k {
+	case "id", "herald_id", "herald_email", "email", "unsubscribeUrl", "subscribeUrl", "manageUrl":
+		return true
+	}
+	return false
+}
+
+// DataInput is a `data` object from a request (contacts, track, send) sorted
+// by the spec's five rules. It is the only place those rules live.
+type DataInput struct {
+	set     map[string]any // rule 1: stored on the contact
+	del     []string       // rule 2: null deletes the key
+	oneShot map[string]any // rule 4: {value, persistent:false}, used once
+	// rule 3 (empty string ignored) and rule 5 (reserved keys dropped)
+	// leave no trace.
+}
+
+// ParseData sorts a decoded `data` object by the rules. A nil map is an
+// empty input.
+func ParseData(in map[string]any) DataInput {
+	d := DataInput{set: map[string]any{}, oneShot: map[string]any{}}
+	for k, v := range in {
+		switch {
+		case isReservedKey(k):
+		case v == nil:
+			d.del = append(d.del, k)
+		case v == "":
+		default:
+			if value, persistent, ok := wrappedValue(v); ok {
+				if persistent {
+					d.set[k] = value
+				} else {
+					d.oneShot[k] = value
+				}
+				continue
+			}
+			d.set[k] = v
+		}
+	}
+	return d
+}
+
+// wrappedValue recognises {value, persistent}. persistent:true is the same
+// as giving the value directly.
+func wrappedValue(v any) (value any, persistent, ok bool) {
+	obj, isObj := v.(map[string]any)
+	if !isObj || len(obj) != 2 {
+		return nil, false, false
+	}
+	value, hasValue := obj["value"]
+	persistent, isBool := obj["persistent"].(bool)
+	if !hasValue || !isBool {
+		return nil, false, false
+	}
+	return value, persistent, true
+}
+
+// Apply merges the input into stored data in place and reports whether
+// anything changed.
+func (d DataInput) Apply(stored map[string]any) bool {
+	changed := false
+	for _, k := range d.del {
+		if _, ok := stored[k]; ok {
+			delete(stored, k)
+			changed = true
+		}
+	}
+	for k, v := range d.set {
+		if old, ok := stored[k]; !ok || !reflect.DeepEqual(old, v) {
+			stored[k] = v
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Vars are the variables for rendering or recording: the stored data with
+// the one-shot values laid over it.
+func (d DataInput) Vars(stored map[string]any) map[string]any {
+	vars := maps.Clone(stored)
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	maps.Copy(vars, d.oneShot)
+	return vars
+}
+
+// EventData is what an event records of the input: the values given,
+// one-shot ones included, without the deletions.
+func (d DataInput) EventData() map[string]any {
+	out := make(map[string]any, len(d.set)+len(d.oneShot))
+	maps.Copy(out, d.set)
+	maps.Copy(out, d.oneShot)
+	return out
+}
+
+// decodeData reads a stored data object; numbers stay json.Number so that
+// they compare equal to request input decoded the same way.
+func decodeData(raw []byte) (map[string]any, error) {
+	m := map[string]any{}
+	if len(raw) == 0 {
+		return m, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func encodeData(m map[string]any) []byte {
+	if len(m) == 0 {
+		return []byte("{}")
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		// Values come from decoded JSON, so they always encode.
+		panic("encode contact data: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// Event is a tracked or emitted event.
+type Event = storage.Event
+
+// EventQuery is GET /events's query.
+type EventQuery struct {
+	Limit     int
+	Cursor    string
+	Name      string
+	ContactID string
+}
+
+// ListEvents returns one page of events, newest first.
+func (a *App) ListEvents(ctx context.Context, projectID string, q EventQuery) (Page[Event], error) {
+	after, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return Page[Event]{}, err
+	}
+	f := storage.EventFilter{ProjectID: projectID, Name: q.Name, ContactID: q.ContactID}
+	rows, err := storage.ListEvents(ctx, a.db.Reader(), f, after, q.Limit+1)
+	if err != nil {
+		return Page[Event]{}, err
+	}
+	page := paginate(rows, q.Limit, storage.EventCursor)
+	if after == nil {
+		page.Total, err = storage.CountEvents(ctx, a.db.Reader(), f)
+	}
+	return page, err
+}
+
+// ContactEvents lists a contact's events, newest first.
+func (a *App) ContactEvents(ctx context.Context, projectID string, q EventQuery) (Page[Event], error) {
+	if _, err := storage.ContactByID(ctx, a.db.Reader(), projectID, q.ContactID); err != nil {
+		return Page[Event]{}, contactErr(err)
+	}
+	return a.ListEvents(ctx, projectID, q)
+}
+
+// EventStats counts events per name.
+func (a *App) EventStats(ctx context.Context, projectID string) ([]storage.NameCount, error) {
+	s, err := storage.EventStats(ctx, a.db.Reader(), projectID)
+	if s == nil {
+		s = []storage.NameCount{}
+	}
+	return s, err
+}
+
+// EventNames lists the distinct event names.
+func (a *App) EventNames(ctx context.Context, projectID string) ([]string, error) {
+	n, err := storage.EventNames(ctx, a.db.Reader(), projectID)
+	if n == nil {
+		n = []string{}
+	}
+	return n, err
+}
+
+// EventUsage says where an event name is referenced.
+func (a *App) EventUsage(ctx context.Context, projectID, name string) (Usage, error) {
+	return emptyUsage(name), nil
+}
+
+// DeleteEvents deletes every event with a name. Names the service emits
+// are refused: their history is the record of what the service did.
+func (a *App) DeleteEvents(ctx context.Context, projectID, name string) (map[string]any, error) {
+	if IsReservedEvent(name) {
+		return nil, Invalid(FieldError{Field: "eventName", Code: "reserved_event",
+			Message: "Events the service emits cannot be deleted", Received: name})
+	}
+	var n int64
+	err := a.db.Write(ctx, func(tx *storage.Tx) (err error) {
+		n, err = tx.DeleteEventsNamed(ctx, projectID, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, NotFound("NOT_FOUND", "No events named %q", name)
+	}
+	return map[string]any{"name": name, "deleted": n}, nil
+}

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// Field is a contact field with its inferred type and how many contacts,
+// in whole percent, have a value for it.
+type Field struct {
+	Field    string `json:"field"`
+	Type     string `json:"type"` // string | number | boolean | date
+	Coverage int    `json:"coverage"`
+	Standard bool   `json:"standard"`
+}
+
+// Fields is the response of GET /contacts/fields.
+type Fields struct {
+	Fields []Field `json:"fields"`
+	Count  int     `json:"count"`
+}
+
+// ContactFields lists the standard fields and every custom data key.
+// Custom keys are named data.<key>, as conditions refer to them.
+func (a *App) ContactFields(ctx context.Context, projectID string) (Fields, error) {
+	r := a.db.Reader()
+	total, err := storage.CountContacts(ctx, r, storage.ContactFilter{ProjectID: projectID})
+	if err != nil {
+		return Fields{}, err
+	}
+	stats, err := storage.ContactFieldStats(ctx, r, projectID)
+	if err != nil {
+		return Fields{}, err
+	}
+	full := 0
+	if total > 0 {
+		full = 100
+	}
+	fields := []Field{
+		{Field: "email", Type: "string", Coverage: full, Standard: true},
+		{Field: "subscribed", Type: "boolean", Coverage: full, Standard: true},
+		{Field: "createdAt", Type: "date", Coverage: full, Standard: true},
+		{Field: "updatedAt", Type: "date", Coverage: full, Standard: true},
+	}
+	for _, s := range stats {
+		fields = append(fields, Field{Field: "data." + s.Key, Type: inferType(s), Coverage: percent(s.Count, total)})
+	}
+	return Fields{Fields: fields, Count: len(fields)}, nil
+}
+
+// inferType names the type every value of a key has; mixed keys are strings.
+func inferType(s storage.FieldStat) string {
+	switch s.Count {
+	case s.Numbers:
+		return "number"
+	case s.Booleans:
+		return "boolean"
+	case s.Dates:
+		return "date"
+	}
+	return "string"
+}
+
+func percent(n, total int) int {
+	if total == 0 {
+		return 0
+	}
+	return int(math.Round(float64(n) * 100 / float64(total)))
+}
+
+// fieldKey accepts a custom field as "plan" or "data.plan".
+func fieldKey(field string) (string, error) {
+	key := strings.TrimPrefix(field, "data.")
+	if key == "" || len(key) > 255 {
+		return "", Invalid(FieldError{Field: "field", Code: "invalid_string", Message: "Field name must be 1 to 255 characters", Received: field})
+	}
+	return key, nil
+}
+
+// FieldValues is the response of GET /contacts/fields/{field}/values.
+type FieldValues struct {
+	Field  string               `json:"field"`
+	Values []storage.ValueCount `json:"values"`
+}
+
+// ContactFieldValues lists the 100 most frequent values of a custom field.
+func (a *App) ContactFieldValues(ctx context.Context, projectID, field string) (FieldValues, error) {
+	key, err := fieldKey(field)
+	if err != nil {
+		return FieldValues{}, err
+	}
+	vals, err := storage.ContactFieldValues(ctx, a.db.Reader(), projectID, key, 100)
+	if vals == nil {
+		vals = []storage.ValueCount{}
+	}
+	return FieldValues{Field: "data." + key, Values: vals}, err
+}
+
+// Usage says where a field or an event name is referenced. Segments,
+// campaigns, templates and workflows fill it as they come to exist.
+type Usage struct {
+	Name      string `json:"name"`
+	Segments  []any  `json:"segments"`
+	Campaigns []any  `json:"campaigns"`
+	Templates []any  `json:"templates"`
+	Workflows []any  `json:"workflows"`
+	InUse     bool   `json:"inUse"`
+}
+
+func emptyUsage(name string) Usage {
+	return Usage{Name: name, Segments: []any{}, Campaigns: []any{}, Templates: []any{}, Workflows: []any{}}
+}
+
+// ContactFieldUsage says where a custom field is referenced.
+func (a *App) ContactFieldUsage(ctx context.Context, projectID, field string) (Usage, error) {
+	key, err := fieldKey(field)
+	if err != nil {
+		return Usage{}, err
+	}
+	return emptyUsage("data." + key), nil
+}
+
+// DeleteContactField removes a custom field from every contact.
+func (a *App) DeleteContactField(ctx context.Context, projectID, field string) (map[string]any, error) {
+	key, err := fieldKey(field)
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	err = a.db.Write(ctx, func(tx *storage.Tx) error {
+		n, err = tx.DeleteContactField(ctx, projectID, key, a.now())
+		return err
+	})
+	return map[string]any{"field": "data." + key, "contactsUpdated": n}, err
+}

@@ -1,0 +1,289 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// JobHandler runs one kind of job.
+type JobHandler struct {
+	// Run does the work. Its result is stored as JSON for status queries.
+	// It must be safe to run again after a crash: a job whose worker died
+	// is claimed again when its lease runs out.
+	Run func(ctx context.Context, job *RunningJob) (result any, err error)
+
+	MaxAttempts int                            // default 5
+	Lease       time.Duration                  // default 2m; RunningJob.Progress renews it
+	Backoff     func(attempt int) time.Duration // delay before retry n (1-based); default 10s doubling, at most 1h
+	KeepFor     time.Duration                  // how long a finished job stays readable; 0 deletes it at once
+	Every       time.Duration                  // periodic: run again this long after each run
+}
+
+// PermanentError marks a failure that retrying cannot fix.
+type PermanentError struct{ Err error }
+
+func (e PermanentError) Error() string { return e.Err.Error() }
+func (e PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err so that the job fails at once instead of retrying.
+func Permanent(err error) error { return PermanentError{err} }
+
+// RunningJob is a claimed job handed to its handler.
+type RunningJob struct {
+	storage.Job
+	d     *Dispatcher
+	lease time.Duration
+}
+
+// Progress records progress (0..100) and a checkpoint from which a rerun
+// resumes, and renews the lease. Pass a nil checkpoint to keep the last one.
+// Handlers that write rows should call it inside the same write as the rows
+// (see SaveProgress) so that progress and work can never disagree.
+func (j *RunningJob) Progress(ctx context.Context, percent int, checkpoint any) error {
+	return j.d.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
+		return j.SaveProgress(ctx, tx, percent, checkpoint)
+	})
+}
+
+// SaveProgress is Progress inside the caller's write.
+func (j *RunningJob) SaveProgress(ctx context.Context, tx *storage.Tx, percent int, checkpoint any) error {
+	var cp []byte
+	if checkpoint != nil {
+		var err error
+		if cp, err = json.Marshal(checkpoint); err != nil {
+			return err
+		}
+	}
+	now := j.d.clock.Now()
+	ok, err := tx.ExtendJob(ctx, j.ID, j.Attempts, percent, cp, now.Add(j.lease), now)
+	if err == nil && !ok {
+		return errors.New("job lease lost")
+	}
+	return err
+}
+
+// Dispatcher runs queued jobs with bounded concurrency.
+type Dispatcher struct {
+	db       *storage.DB
+	clock    Clock
+	log      *slog.Logger
+	handlers map[string]JobHandler
+	maxLease time.Duration // the lease a claim takes: the longest any handler asks for
+	slots    chan struct{}
+	wake     chan struct{}
+	running  sync.WaitGroup
+}
+
+// NewDispatcher returns a dispatcher running at most workers jobs at once.
+func NewDispatcher(db *storage.DB, clock Clock, log *slog.Logger, workers int) *Dispatcher {
+	if workers <= 0 {
+		workers = 4
+	}
+	return &Dispatcher{db: db, clock: clock, log: log, handlers: map[string]JobHandler{},
+		slots: make(chan struct{}, workers), wake: make(chan struct{}, 1)}
+}
+
+// Register sets the handler of a kind. Call it before Run.
+func (d *Dispatcher) Register(kind string, h JobHandler) {
+	if h.MaxAttempts <= 0 {
+		h.MaxAttempts = 5
+	}
+	if h.Lease <= 0 {
+		h.Lease = 2 * time.Minute
+	}
+	if h.Backoff == nil {
+		h.Backoff = ExponentialBackoff(10*time.Second, time.Hour)
+	}
+	d.handlers[kind] = h
+	d.maxLease = max(d.maxLease, h.Lease)
+}
+
+// ExponentialBackoff doubles base per attempt, up to limit.
+func ExponentialBackoff(base, limit time.Duration) func(int) time.Duration {
+	return func(attempt int) time.Duration {
+		d := base
+		for i := 1; i < attempt && d < limit; i++ {
+			d *= 2
+		}
+		return min(d, limit)
+	}
+}
+
+// JobSpec describes a job to enqueue.
+type JobSpec struct {
+	Kind      string
+	ProjectID string
+	Payload   any
+	RunAt     time.Time // zero: now
+	UniqueKey string    // enqueue is a no-op while a job with this key exists
+}
+
+// Enqueue adds a job inside the caller's write, so the job exists if and
+// only if the caller's changes commit; the dispatcher wakes on commit.
+func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (string, error) {
+	h, ok := d.handlers[s.Kind]
+	if !ok {
+		return "", fmt.Errorf("enqueue: no handler for job kind %q", s.Kind)
+	}
+	payload, err := json.Marshal(s.Payload)
+	if err != nil {
+		return "", err
+	}
+	now := d.clock.Now()
+	if s.RunAt.IsZero() {
+		s.RunAt = now
+	}
+	j := storage.Job{ID: newID(), ProjectID: s.ProjectID, Kind: s.Kind, Payload: payload, RunAt: s.RunAt,
+		MaxAttempts: h.MaxAttempts, UniqueKey: s.UniqueKey, CreatedAt: now}
+	if _, err := tx.InsertJob(ctx, j); err != nil {
+		return "", err
+	}
+	tx.OnCommit(d.Wake)
+	return j.ID, nil
+}
+
+// Wake makes the dispatcher look for due jobs now.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// idleWait bounds how long the dispatcher sleeps without looking, so that
+// jobs added by another process (the CLI) are found too.
+const idleWait = 30 * time.Second
+
+// Run claims and runs due jobs until ctx ends, then waits for the running
+// ones, whose contexts are cancelled with ctx.
+func (d *Dispatcher) Run(ctx context.Context) {
+	defer d.running.Wait()
+	for {
+		d.claimAndStart(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-d.clock.After(d.untilNext(ctx)):
+		}
+	}
+}
+
+func (d *Dispatcher) untilNext(ctx context.Context) time.Duration {
+	next, ok, err := storage.NextJobTime(ctx, d.db.Reader())
+	if err != nil || !ok {
+		return idleWait
+	}
+	return min(max(next.Sub(d.clock.Now()), 0), idleWait)
+}
+
+func (d *Dispatcher) claimAndStart(ctx context.Context) {
+	free := cap(d.slots) - len(d.slots)
+	if free == 0 || ctx.Err() != nil {
+		return
+	}
+	var jobs []storage.Job
+	err := d.db.Write(ctx, func(tx *storage.Tx) error {
+		now := d.clock.Now()
+		var err error
+		// Claim with the longest lease any handler uses; each handler's
+		// own lease applies from its first Progress call.
+		jobs, err = tx.ClaimJobs(ctx, now, now.Add(d.maxLease), free)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Error("claim jobs", "err", err)
+		}
+		return
+	}
+	for _, j := range jobs {
+		d.slots <- struct{}{}
+		d.running.Add(1)
+		go d.run(ctx, j)
+	}
+	if len(jobs) == free {
+		d.Wake() // there may be more
+	}
+}
+
+func (d *Dispatcher) run(ctx context.Context, j storage.Job) {
+	defer func() {
+		<-d.slots
+		d.running.Done()
+		d.Wake()
+	}()
+	log := d.log.With("job_id", j.ID, "job_kind", j.Kind, "attempt", j.Attempts)
+	h, ok := d.handlers[j.Kind]
+	if !ok {
+		d.finish(ctx, log, j, h, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
+		return
+	}
+	start := d.clock.Now()
+	result, err := d.call(ctx, h, &RunningJob{Job: j, d: d, lease: h.Lease})
+	log.Debug("job ran", "took", d.clock.Now().Sub(start), "err", err)
+	d.finish(ctx, log, j, h, result, err)
+}
+
+// call runs the handler, turning a panic into a failed attempt.
+func (d *Dispatcher) call(ctx context.Context, h JobHandler, j *RunningJob) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return h.Run(ctx, j)
+}
+
+// finish records the outcome of an attempt. It runs even when ctx has
+// ended: an attempt cut short by shutdown goes back in the queue at once.
+func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, j storage.Job, h JobHandler, result any, runErr error) {
+	wctx := context.WithoutCancel(ctx)
+	now := d.clock.Now()
+	err := d.db.Write(wctx, func(tx *storage.Tx) error {
+		switch {
+		case runErr == nil:
+			return d.complete(wctx, tx, j, h, result, now)
+		case ctx.Err() != nil:
+			return tx.RetryJob(wctx, j.ID, j.Attempts, now, "interrupted by shutdown", now)
+		}
+		var perm PermanentError
+		if errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts {
+			log.Warn("job failed", "err", runErr)
+			if h.Every > 0 {
+				return tx.RescheduleJob(wctx, j.ID, now.Add(h.Every), now)
+			}
+			return tx.FinishJob(wctx, j.ID, j.Attempts, storage.JobFailed, nil, runErr.Error(), now)
+		}
+		log.Info("job will retry", "err", runErr)
+		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(h.Backoff(j.Attempts)), runErr.Error(), now)
+	})
+	if err != nil {
+		log.Error("record job outcome", "err", err)
+	}
+}
+
+func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, j storage.Job, h JobHandler, result any, now time.Time) error {
+	switch {
+	case h.Every > 0:
+		return tx.RescheduleJob(ctx, j.ID, now.Add(h.Every), now)
+	case h.KeepFor == 0:
+		return tx.DeleteJob(ctx, j.ID)
+	}
+	var b []byte
+	if result != nil {
+		var err error
+		if b, err = json.Marshal(result); err != nil {
+			return err
+		}
+	}
+	return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobCompleted, b, "", now)
+}

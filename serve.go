@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/resolver"
+	"github.com/heraldmail/herald/storage"
+	"github.com/heraldmail/herald/web"
+)
+
+func newServeCmd(c *config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP API and the background workers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, c)
+		},
+	}
+	serveFlags(cmd.Flags(), c)
+	annotateEnv(cmd.Flags())
+	return cmd
+}
+
+// serve runs until ctx ends, then shuts down in order: stop accepting and
+// finish the requests in flight, stop the workers, close the database.
+func serve(ctx context.Context, c *config) error {
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	db, err := storage.Open(ctx, c.DataDir, storage.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	clock := app.SystemClock{}
+	dns := resolver.New(c.DNSServer, 0)
+	a := app.New(app.Options{
+		DB: db, Clock: clock, Log: log, BaseURL: c.BaseURL, IdempotencyTTL: c.IdempotencyTTL, Workers: c.Workers,
+		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}),
+	})
+	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
+		Features: map[string]bool{"tracking": true, "smtp": false, "signups": false, "billing": false}})
+
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Listen, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	workDone := make(chan error, 1)
+	go func() { workDone <- a.Run(workCtx) }()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("herald listening", "addr", ln.Addr().String(), "data_dir", c.DataDir,
+		"dns_server", dns.Server(), "version", version)
+
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err = <-serveErr:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownGrace)
+	defer cancel()
+	if shutErr := srv.Shutdown(shutdownCtx); shutErr != nil {
+		log.Warn("shutdown: requests still in flight were cut", "err", shutErr)
+	}
+	stopWork()
+	if workErr := <-workDone; workErr != nil {
+		log.Error("workers", "err", workErr)
+	}
+	log.Info("stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

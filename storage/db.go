@@ -1,0 +1,200 @@
+// Package storage is Herald's SQLite access: opening the database with its
+// pragmas, the migrations runner, the group-committing writer, and the
+// queries, grouped per resource. It knows nothing of HTTP or of the domain's
+// rules; it stores and fetches rows.
+//
+// The split between writing and reading is explicit: every write runs inside
+// DB.Write on the single writer connection, every read outside a write goes
+// through DB.Reader's pool.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "herald.db"
+
+// DB is an open Herald database.
+type DB struct {
+	path   string
+	writer *sql.DB // exactly one connection, owned by the writer goroutine
+	reader *sql.DB // a small pool of read-only connections
+
+	readStmts sync.Map // query text -> *sql.Stmt on the reader pool
+
+	writes   chan *writeRequest
+	stop     chan struct{}
+	finished chan struct{}
+	closeMu  sync.Once
+}
+
+// Options tune Open. The zero value is right for production.
+type Options struct {
+	Readers  int // reader pool size; default max(4, GOMAXPROCS)
+	MaxBatch int // writes grouped into one transaction at most; default 256
+}
+
+// Open opens (creating if needed) the database in dataDir, applies pending
+// migrations, and starts the writer.
+func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	path := filepath.Join(dataDir, FileName)
+	db, err := openUnstarted(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Migrate(ctx, db.writer); err != nil {
+		db.closeConns()
+		return nil, err
+	}
+	db.startWriter(ctx, opts)
+	return db, nil
+}
+
+// OpenWithoutMigrating opens the database for the migrate command, which
+// decides itself whether to apply migrations. No writer is started.
+func OpenWithoutMigrating(dataDir string) (*sql.DB, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	w, err := sql.Open("sqlite", dsn(filepath.Join(dataDir, FileName), false))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	return w, nil
+}
+
+func openUnstarted(path string, opts Options) (*DB, error) {
+	writer, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	// Touch the writer first so that WAL mode is set before readers open.
+	if err := writer.Ping(); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	n := opts.Readers
+	if n <= 0 {
+		n = max(4, runtime.GOMAXPROCS(0))
+	}
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	return &DB{path: path, writer: writer, reader: reader}, nil
+}
+
+// dsn sets the pragmas on every connection the driver opens. WAL lets
+// readers proceed while the writer commits; synchronous=NORMAL in WAL mode
+// keeps every commit atomic and durable across a process crash (only an OS
+// crash or power loss can drop the last commits).
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-16000)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close stops the writer after the writes already queued, checkpoints the
+// WAL and closes every connection.
+func (db *DB) Close() error {
+	var err error
+	db.closeMu.Do(func() {
+		if db.stop != nil {
+			close(db.stop)
+			<-db.finished
+		}
+		_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		err = db.closeConns()
+	})
+	return err
+}
+
+func (db *DB) closeConns() error {
+	db.readStmts.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
+	return errors.Join(db.reader.Close(), db.writer.Close())
+}
+
+// Reader returns the read pool for queries outside a write.
+func (db *DB) Reader() Querier { return readQuerier{db} }
+
+// Querier runs statements; both the reader pool and a write transaction
+// implement it, so a query function can serve either.
+type Querier interface {
+	Exec(ctx context.Context, query string, args ...any) (sql.Result, error)
+	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type readQuerier struct{ db *DB }
+
+func (r readQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := r.db.readStmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := r.db.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := r.db.readStmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+func (r readQuerier) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return nil, errors.New("storage: write attempted on the reader pool")
+}
+
+func (r readQuerier) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (r readQuerier) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := r.stmt(ctx, query)
+	if err != nil {
+		// database/sql offers no way to build a *sql.Row holding an error,
+		// so run the unprepared query, which reports the same error.
+		return r.db.reader.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}

@@ -1,0 +1,67 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// FieldStat describes one custom data key across a project's contacts:
+// how many contacts have it and how many of those values are of each kind.
+type FieldStat struct {
+	Key      string
+	Count    int
+	Numbers  int
+	Booleans int
+	Dates    int // text values that read as an ISO 8601 date
+}
+
+// ContactFieldStats returns statistics for every data key in use.
+func ContactFieldStats(ctx context.Context, q Querier, projectID string) ([]FieldStat, error) {
+	rows, err := q.Query(ctx, `SELECT je.key, COUNT(*),
+			SUM(je.type IN ('integer', 'real')),
+			SUM(je.type IN ('true', 'false')),
+			SUM(je.type = 'text' AND je.value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
+				AND datetime(je.value) IS NOT NULL)
+		FROM contacts c, json_each(c.data) je
+		WHERE c.project_id = ?
+		GROUP BY je.key ORDER BY je.key`, projectID)
+	return collect(rows, err, func(s scanner) (FieldStat, error) {
+		var f FieldStat
+		return f, s.Scan(&f.Key, &f.Count, &f.Numbers, &f.Booleans, &f.Dates)
+	})
+}
+
+// ValueCount is one distinct value of a data key and how many contacts hold it.
+type ValueCount struct {
+	Value json.RawMessage `json:"value"`
+	Count int             `json:"count"`
+}
+
+// ContactFieldValues returns the most frequent distinct values of a key.
+func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, limit int) ([]ValueCount, error) {
+	// json_quote turns the SQL value back into JSON text, so strings,
+	// numbers, booleans and objects all come back as what they were.
+	rows, err := q.Query(ctx, `SELECT json_quote(je.value), COUNT(*)
+		FROM contacts c, json_each(c.data) je
+		WHERE c.project_id = ? AND je.key = ?
+		GROUP BY je.value ORDER BY COUNT(*) DESC, je.value LIMIT ?`, projectID, key, limit)
+	return collect(rows, err, func(s scanner) (ValueCount, error) {
+		var v ValueCount
+		var raw string
+		err := s.Scan(&raw, &v.Count)
+		v.Value = json.RawMessage(raw)
+		return v, err
+	})
+}
+
+// DeleteContactField removes a data key from every contact of a project.
+// The object is rebuilt without the key rather than edited with a JSON path,
+// because a path would have to quote arbitrary key text.
+func (tx *Tx) DeleteContactField(ctx context.Context, projectID, key string, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `UPDATE contacts
+		SET data = (SELECT json_group_object(je.key, je.value) FROM json_each(contacts.data) je WHERE je.key <> ?2),
+		    updated_at = ?3
+		WHERE project_id = ?1 AND EXISTS (SELECT 1 FROM json_each(contacts.data) je WHERE je.key = ?2)`,
+		projectID, key, Millis(now)))
+}

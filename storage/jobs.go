@@ -1,0 +1,161 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// Job states.
+const (
+	JobQueued    = "queued"
+	JobActive    = "active"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+)
+
+// Job is one unit of background work.
+type Job struct {
+	ID           string
+	ProjectID    string // "" for system jobs
+	Kind         string
+	Payload      []byte
+	State        string
+	RunAt        time.Time
+	Attempts     int
+	MaxAttempts  int
+	LeaseUntil   time.Time
+	Progress     int
+	Checkpoint   json.RawMessage // handler's resume point, saved with its progress
+	Result       json.RawMessage
+	FailedReason string
+	UniqueKey    string // at most one job with this key exists; "" for none
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+const jobColumns = `id, COALESCE(project_id, ''), kind, payload, state, run_at, attempts, max_attempts,
+	COALESCE(lease_until, 0), progress, COALESCE(checkpoint, ''), COALESCE(result, ''),
+	COALESCE(failed_reason, ''), COALESCE(unique_key, ''), created_at, updated_at`
+
+func scanJob(s scanner) (Job, error) {
+	var j Job
+	var runAt, lease, created, updated int64
+	var checkpoint, result string
+	err := s.Scan(&j.ID, &j.ProjectID, &j.Kind, &j.Payload, &j.State, &runAt, &j.Attempts, &j.MaxAttempts,
+		&lease, &j.Progress, &checkpoint, &result, &j.FailedReason, &j.UniqueKey, &created, &updated)
+	j.RunAt, j.LeaseUntil = FromMillis(runAt), FromMillis(lease)
+	j.CreatedAt, j.UpdatedAt = FromMillis(created), FromMillis(updated)
+	if checkpoint != "" {
+		j.Checkpoint = json.RawMessage(checkpoint)
+	}
+	if result != "" {
+		j.Result = json.RawMessage(result)
+	}
+	return j, notFound(err)
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// InsertJob queues a job. With a UniqueKey that already exists, nothing is
+// inserted and the result is false.
+func (tx *Tx) InsertJob(ctx context.Context, j Job) (bool, error) {
+	n, err := affected(tx.Exec(ctx, `INSERT INTO jobs (id, project_id, kind, payload, state, run_at, max_attempts,
+			unique_key, created_at, updated_at)
+		VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?) ON CONFLICT (unique_key) DO NOTHING`,
+		j.ID, nullable(j.ProjectID), j.Kind, j.Payload, Millis(j.RunAt), j.MaxAttempts,
+		nullable(j.UniqueKey), Millis(j.CreatedAt), Millis(j.CreatedAt)))
+	return n > 0, err
+}
+
+// ClaimJobs leases up to limit jobs that are due: queued ones whose time has
+// come and active ones whose lease ran out because their worker died.
+func (tx *Tx) ClaimJobs(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Job, error) {
+	rows, err := tx.Query(ctx, `UPDATE jobs SET state = 'active', lease_until = ?2, attempts = attempts + 1, updated_at = ?1
+		WHERE id IN (
+			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1
+			UNION ALL
+			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1
+			LIMIT ?3)
+		RETURNING `+jobColumns, Millis(now), Millis(leaseUntil), limit)
+	return collect(rows, err, scanJob)
+}
+
+// NextJobTime is when the earliest queued job becomes due or the earliest
+// lease runs out; ok is false when there is no such job.
+func NextJobTime(ctx context.Context, q Querier) (t time.Time, ok bool, err error) {
+	var next sql.NullInt64
+	err = q.QueryRow(ctx, `SELECT MIN(t) FROM (
+		SELECT MIN(run_at) AS t FROM jobs WHERE state = 'queued'
+		UNION ALL SELECT MIN(lease_until) FROM jobs WHERE state = 'active')`).Scan(&next)
+	if err != nil || !next.Valid {
+		return time.Time{}, false, err
+	}
+	return FromMillis(next.Int64), true, nil
+}
+
+// ExtendJob renews a lease and records progress and a checkpoint. It
+// reports false when the job is no longer leased to this attempt.
+func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress int, checkpoint []byte, leaseUntil, now time.Time) (bool, error) {
+	n, err := affected(tx.Exec(ctx, `UPDATE jobs SET lease_until = ?, progress = ?, checkpoint = COALESCE(?, checkpoint), updated_at = ?
+		WHERE id = ? AND state = 'active' AND attempts = ?`,
+		Millis(leaseUntil), progress, nullBytes(checkpoint), Millis(now), id, attempt))
+	return n > 0, err
+}
+
+// FinishJob marks an attempt completed (result may be nil) or failed.
+func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state string, result []byte, reason string, now time.Time) error {
+	progress := 100
+	if state == JobFailed {
+		progress = -1 // keep the last reported progress
+	}
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
+			progress = CASE WHEN ? < 0 THEN progress ELSE ? END, updated_at = ?
+		WHERE id = ? AND attempts = ?`,
+		state, nullBytes(result), nullable(reason), progress, progress, Millis(now), id, attempt)
+	return err
+}
+
+// RetryJob puts an attempt back in the queue for runAt, noting why it failed.
+func (tx *Tx) RetryJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, lease_until = NULL, failed_reason = ?, updated_at = ?
+		WHERE id = ? AND attempts = ?`, Millis(runAt), reason, Millis(now), id, attempt)
+	return err
+}
+
+// RescheduleJob queues a finished periodic job again from a clean slate.
+func (tx *Tx) RescheduleJob(ctx context.Context, id string, runAt, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, attempts = 0, lease_until = NULL,
+			progress = 0, checkpoint = NULL, failed_reason = NULL, updated_at = ? WHERE id = ?`,
+		Millis(runAt), Millis(now), id)
+	return err
+}
+
+// DeleteJob removes a job.
+func (tx *Tx) DeleteJob(ctx context.Context, id string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM jobs WHERE id = ?`, id)
+	return err
+}
+
+// DeleteFinishedJobs removes completed and failed jobs last touched before t.
+func (tx *Tx) DeleteFinishedJobs(ctx context.Context, before time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `DELETE FROM jobs WHERE state IN ('completed', 'failed') AND updated_at < ?`, Millis(before)))
+}
+
+// JobByID finds a job of a project.
+func JobByID(ctx context.Context, q Querier, projectID, id string) (Job, error) {
+	return scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ? AND project_id = ?`, id, projectID))
+}
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}

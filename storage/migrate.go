@@ -1,0 +1,30 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/heraldmail/herald/migrations"
+)
+
+// NewMigrator returns a goose provider over the embedded migrations. It uses
+// no goose globals, so several databases can be migrated in one process.
+func NewMigrator(db *sql.DB) (*goose.Provider, error) {
+	return goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+}
+
+// Migrate applies every pending migration and returns how many ran.
+func Migrate(ctx context.Context, db *sql.DB) (int, error) {
+	p, err := NewMigrator(db)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	return len(res), nil
+}

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// importContacts serves POST /contacts/import: a multipart form whose
+// field "file" is the CSV.
+func (s *Server) importContacts(w http.ResponseWriter, r *http.Request) error {
+	file, err := formFile(r, "file", app.MaxImportBytes)
+	if err != nil {
+		return err
+	}
+	job, err := s.app.ImportContacts(r.Context(), projectID(r), file)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, job)
+	return nil
+}
+
+// formFile reads one uploaded file of at most limit bytes. The form is
+// streamed part by part, so nothing spills to temporary files.
+func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type",
+			Message: "Send the CSV as multipart/form-data in the field \"" + field + "\""})
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type", Message: "Required", Received: "undefined"})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if part.FormName() != field {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(part, limit+1))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > limit {
+			return nil, &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "The file is larger than 5 MB"}
+		}
+		return data, nil
+	}
+}
+
+// importStatus serves GET /contacts/import/{jobId}.
+func (s *Server) importStatus(w http.ResponseWriter, r *http.Request) error {
+	return s.jobStatus(w, r, app.JobImportContacts)
+}
+
+// bulkStatus serves GET /contacts/bulk/{jobId}.
+func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) error {
+	return s.jobStatus(w, r, app.JobBulkContacts)
+}
+
+func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request, kind string) error {
+	st, err := s.app.JobStatus(r.Context(), projectID(r), kind, param(r, "jobId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+type bulkBody struct {
+	ContactIDs []string `json:"contactIds"`
+	Mode       string   `json:"mode"`
+}
+
+// bulk serves POST /contacts/bulk-subscribe, bulk-unsubscribe and
+// bulk-delete: 202 with the job id.
+func (s *Server) bulk(action string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var b bulkBody
+		if err := decodeJSON(r, &b); err != nil {
+			return err
+		}
+		if b.Mode != "" && b.Mode != "ids" {
+			return app.Invalid(app.FieldError{Field: "mode", Code: "invalid_enum_value",
+				Message: "mode must be \"ids\"", Received: b.Mode})
+		}
+		job, err := s.app.BulkContacts(r.Context(), projectID(r), action, b.ContactIDs)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusAccepted, job)
+		return nil
+	}
+}

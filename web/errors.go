@@ -1,0 +1,81 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// envelope is the error body of the spec's Errors part.
+type envelope struct {
+	Success   bool      `json:"success"`
+	Error     errorBody `json:"error"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+type errorBody struct {
+	Code       string           `json:"code"`
+	Message    string           `json:"message"`
+	StatusCode int              `json:"statusCode"`
+	RequestID  string           `json:"requestId"`
+	Errors     []app.FieldError `json:"errors,omitempty"`
+	Details    map[string]any   `json:"details,omitempty"`
+	Suggestion string           `json:"suggestion,omitempty"`
+}
+
+func statusOf(e *app.Error) int {
+	switch e.Kind {
+	case app.KindBadRequest:
+		return http.StatusBadRequest
+	case app.KindValidation:
+		return http.StatusUnprocessableEntity
+	case app.KindUnauthorized:
+		return http.StatusUnauthorized
+	case app.KindForbidden:
+		return http.StatusForbidden
+	case app.KindNotFound:
+		return http.StatusNotFound
+	case app.KindConflict:
+		return http.StatusConflict
+	case app.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case app.KindRateLimited:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError is the one place errors become responses. An *app.Error is
+// the client's to see; anything else is logged with the request id and
+// answered with a generic 500, so internal causes never leak.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := app.AsError(err)
+	if !ok {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			e, ok = &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
+				Message: "Request body is too large"}, true
+		}
+	}
+	if !ok {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", reqOf(r).id), slog.String("err", err.Error()))
+		e = &app.Error{Code: "INTERNAL_SERVER_ERROR", Message: "An unexpected error occurred"}
+	}
+	status := statusOf(e)
+	if e.Kind == app.KindBadRequest && e.Code == "VALIDATION_ERROR" {
+		status = http.StatusBadRequest // malformed JSON
+	}
+	if e.Plain {
+		writeJSON(w, status, map[string]string{"error": e.Message})
+		return
+	}
+	writeJSON(w, status, envelope{
+		Error: errorBody{Code: e.Code, Message: e.Message, StatusCode: status, RequestID: reqOf(r).id,
+			Errors: e.Fields, Details: e.Details, Suggestion: e.Suggestion},
+		Timestamp: s.clock.Now().UTC(),
+	})
+}

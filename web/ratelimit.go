@@ -1,0 +1,64 @@
+package web
+
+import (
+	"sync"
+	"time"
+)
+
+// rateLimiter counts requests per project in fixed windows. A fixed window
+// is what the RateLimit-* headers describe exactly: how many are left and
+// when the count resets.
+type rateLimiter struct {
+	limit  int
+	window time.Duration
+	now    func() time.Time
+
+	mu      sync.Mutex
+	windows map[string]*rateWindow
+}
+
+type rateWindow struct {
+	start time.Time
+	count int
+}
+
+// newRateLimiter returns nil when limit is 0: no limit.
+func newRateLimiter(limit int, window time.Duration, now func() time.Time) *rateLimiter {
+	if limit <= 0 {
+		return nil
+	}
+	return &rateLimiter{limit: limit, window: window, now: now, windows: map[string]*rateWindow{}}
+}
+
+// allow counts one request and reports whether it is within the limit,
+// how many remain, and the whole seconds until the window resets.
+func (l *rateLimiter) allow(key string) (ok bool, remaining, resetSecs int) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= l.window {
+		if len(l.windows) > 10000 {
+			l.sweep(now)
+		}
+		w = &rateWindow{start: now}
+		l.windows[key] = w
+	}
+	reset := w.start.Add(l.window).Sub(now)
+	resetSecs = int((reset + time.Second - 1) / time.Second)
+	if w.count >= l.limit {
+		return false, 0, resetSecs
+	}
+	w.count++
+	return true, l.limit - w.count, resetSecs
+}
+
+// sweep drops finished windows so the map stays as large as the number of
+// projects active in the last window.
+func (l *rateLimiter) sweep(now time.Time) {
+	for k, w := range l.windows {
+		if now.Sub(w.start) >= l.window {
+			delete(l.windows, k)
+		}
+	}
+}

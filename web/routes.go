@@ -1,0 +1,64 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// route is one row of the routes table.
+type route struct {
+	method     string
+	path       string
+	auth       authKind
+	handle     func(http.ResponseWriter, *http.Request) error
+	maxBody    int64 // 0: defaultBodyLimit
+	idempotent bool  // honours Idempotency-Key
+}
+
+func (rt route) bodyLimit() int64 {
+	if rt.maxBody > 0 {
+		return rt.maxBody
+	}
+	return defaultBodyLimit
+}
+
+// routes is every endpoint Herald serves. To find the code of an
+// endpoint, find its row here and follow the handler's name.
+func (s *Server) routes() []route {
+	return []route{
+		// Public API
+		{method: "POST", path: "/v1/track", auth: authPublic, handle: s.track, idempotent: true},
+		{method: "POST", path: "/v1/verify", auth: authSecret, handle: s.verify},
+
+		// Contacts
+		{method: "GET", path: "/contacts", auth: authSecret, handle: s.listContacts},
+		{method: "POST", path: "/contacts", auth: authSecret, handle: s.upsertContact},
+		{method: "GET", path: "/contacts/:id", auth: authSecret, handle: s.getContact},
+		{method: "PATCH", path: "/contacts/:id", auth: authSecret, handle: s.updateContact},
+		{method: "DELETE", path: "/contacts/:id", auth: authSecret, handle: s.deleteContact},
+		{method: "POST", path: "/contacts/lookup", auth: authSecret, handle: s.lookupContacts},
+		{method: "GET", path: "/contacts/fields", auth: authSecret, handle: s.contactFields},
+		{method: "GET", path: "/contacts/fields/:field/values", auth: authSecret, handle: s.contactFieldValues},
+		{method: "GET", path: "/contacts/fields/:field/usage", auth: authSecret, handle: s.contactFieldUsage},
+		{method: "DELETE", path: "/contacts/fields/:field", auth: authSecret, handle: s.deleteContactField},
+		{method: "POST", path: "/contacts/import", auth: authSecret, handle: s.importContacts, maxBody: app.MaxImportBytes + 1<<20},
+		{method: "GET", path: "/contacts/import/:jobId", auth: authSecret, handle: s.importStatus},
+		{method: "POST", path: "/contacts/bulk-subscribe", auth: authSecret, handle: s.bulk(app.BulkSubscribe)},
+		{method: "POST", path: "/contacts/bulk-unsubscribe", auth: authSecret, handle: s.bulk(app.BulkUnsubscribe)},
+		{method: "POST", path: "/contacts/bulk-delete", auth: authSecret, handle: s.bulk(app.BulkDelete)},
+		{method: "GET", path: "/contacts/bulk/:jobId", auth: authSecret, handle: s.bulkStatus},
+
+		// Events
+		{method: "POST", path: "/events/track", auth: authSecret, handle: s.track},
+		{method: "GET", path: "/events", auth: authSecret, handle: s.listEvents},
+		{method: "GET", path: "/events/stats", auth: authSecret, handle: s.eventStats},
+		{method: "GET", path: "/events/names", auth: authSecret, handle: s.eventNames},
+		{method: "GET", path: "/events/contact/:contactId", auth: authSecret, handle: s.contactEvents},
+		{method: "GET", path: "/events/:eventName/usage", auth: authSecret, handle: s.eventUsage},
+		{method: "DELETE", path: "/events/:eventName", auth: authSecret, handle: s.deleteEvents},
+
+		// Configuration
+		{method: "GET", path: "/config", auth: authNone, handle: s.config},
+	}
+}

@@ -1,0 +1,128 @@
+// Package web is Herald's HTTP layer: the routes table, authentication,
+// rate limiting, idempotency, the error envelope, and one thin handler file
+// per resource. Handlers decode and check the request's shape, call one app
+// method and encode its result; the rules live in app.
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// Options configure the HTTP layer.
+type Options struct {
+	App       *app.App
+	Log       *slog.Logger
+	Clock     app.Clock
+	RateLimit int // requests per minute per project; 0 disables
+	Features  map[string]bool
+}
+
+// Server is Herald's HTTP handler.
+type Server struct {
+	app      *app.App
+	log      *slog.Logger
+	clock    app.Clock
+	limiter  *rateLimiter
+	features map[string]bool
+	handler  http.Handler
+}
+
+// New builds the handler for every route.
+func New(o Options) *Server {
+	if o.Clock == nil {
+		o.Clock = app.SystemClock{}
+	}
+	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
+		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now)}
+	router := newRouter(s.routes(), s.chain, http.HandlerFunc(s.notFound))
+	s.handler = s.outer(router)
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, app.NotFound("NOT_FOUND", "No route for %s %s", r.Method, r.URL.Path))
+}
+
+// statusWriter remembers the status for the access log and idempotency.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// outer gives every request, routed or not, a request id, an access log
+// line and panic recovery.
+func (s *Server) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		req := &request{id: newRequestID()}
+		r = withRequest(r, req)
+		sw := &statusWriter{ResponseWriter: w}
+		sw.Header().Set("X-Request-Id", req.id)
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic in handler", "request_id", req.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					s.writeError(sw, r, fmt.Errorf("panic: %v", p))
+				}
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", req.id), slog.String("method", r.Method),
+				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+				slog.Duration("took", time.Since(start)), slog.String("project_id", req.project.ID))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// chain wraps a route's handler with what its row in the table asks for:
+// authentication, the project's rate limit, a body size limit, and
+// Idempotency-Key handling.
+func (s *Server) chain(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.auth != authNone {
+			if err := s.authenticate(w, r, rt.auth); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, rt.bodyLimit())
+		if rt.idempotent && r.Header.Get("Idempotency-Key") != "" {
+			s.idempotent(w, r, rt)
+			return
+		}
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

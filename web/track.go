@@ -1,0 +1,58 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+type trackBody struct {
+	Email      *string        `json:"email"`
+	Event      *string        `json:"event"`
+	Subscribed *bool          `json:"subscribed"`
+	Data       map[string]any `json:"data"`
+}
+
+// track serves POST /v1/track (public key) and its dashboard alias POST
+// /events/track (secret key).
+func (s *Server) track(w http.ResponseWriter, r *http.Request) error {
+	var b trackBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	res, err := s.app.Track(r.Context(), projectID(r),
+		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data})
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, res)
+	return nil
+}
+
+type verifyBody struct {
+	Email *string `json:"email"`
+}
+
+// verify serves POST /v1/verify.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
+	var b verifyBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	res, err := s.app.VerifyEmail(r.Context(), b.Email)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, res)
+	return nil
+}
+
+// config serves GET /config: which optional features this server has on.
+func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
+	features := map[string]bool{}
+	for k, v := range s.features {
+		features[k] = v
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"features": features})
+	return nil
+}
