@@ -20,11 +20,11 @@ type JobHandler struct {
 	// is claimed again when its lease runs out.
 	Run func(ctx context.Context, job *RunningJob) (result any, err error)
 
-	MaxAttempts int                            // default 5
-	Lease       time.Duration                  // default 2m; RunningJob.Progress renews it
+	MaxAttempts int                             // default 5
+	Lease       time.Duration                   // default 2m; RunningJob.Progress renews it
 	Backoff     func(attempt int) time.Duration // delay before retry n (1-based); default 10s doubling, at most 1h
-	KeepFor     time.Duration                  // how long a finished job stays readable; 0 deletes it at once
-	Every       time.Duration                  // periodic: run again this long after each run
+	KeepFor     time.Duration                   // how long a finished job stays readable; 0 deletes it at once
+	Every       time.Duration                   // periodic: run again this long after each run
 }
 
 // PermanentError marks a failure that retrying cannot fix.

@@ -76,6 +76,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, status, envelope{
 		Error: errorBody{Code: e.Code, Message: e.Message, StatusCode: status, RequestID: reqOf(r).id,
 			Errors: e.Fields, Details: e.Details, Suggestion: e.Suggestion},
-		Timestamp: s.clock.Now().UTC(),
+		Timestamp: s.clock.Now().UTC().Truncate(time.Millisecond),
 	})
 }

@@ -1,0 +1,193 @@
+// Package webtest starts a whole Herald for a test: a freshly migrated
+// SQLite database in a temp dir, the app on a fake clock, the real HTTP
+// stack behind httptest, a DNS server on loopback and a project with its
+// keys. Tests then call the API as an integrator would.
+package webtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/resolver"
+	"github.com/heraldmail/herald/resolver/dnstest"
+	"github.com/heraldmail/herald/storage"
+	"github.com/heraldmail/herald/web"
+)
+
+// Env is one running Herald.
+type Env struct {
+	T       testing.TB
+	DB      *storage.DB
+	App     *app.App
+	Clock   *app.FakeClock
+	DNS     *dnstest.Server
+	Server  *httptest.Server
+	Project app.Project
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// Options adjust an Env.
+type Options struct {
+	RateLimit int  // requests per minute per project; 0: no limit
+	NoWorkers bool // do not run the job dispatcher
+}
+
+// Start is a time far from any edge, so that tests read well.
+var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+// New starts a Herald and stops it when the test ends.
+func New(t testing.TB, o Options) *Env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	db, err := storage.Open(ctx, t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Env{T: t, DB: db, Clock: app.NewFakeClock(Start), DNS: dnstest.Start(t), cancel: cancel, done: make(chan struct{})}
+	log := slog.New(slog.DiscardHandler)
+	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
+		Verifier: newVerifier(e.DNS.Addr), Workers: 2})
+	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
+		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}}))
+	if o.NoWorkers {
+		close(e.done)
+	} else {
+		go func() { defer close(e.done); _ = e.App.Run(ctx) }()
+	}
+	t.Cleanup(e.stop)
+	if e.Project, err = e.App.CreateProject(ctx, "Test project"); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *Env) stop() {
+	e.Server.Close()
+	e.cancel()
+	<-e.done
+	e.DB.Close()
+}
+
+// lists are parsed once per test binary: they are read-only, and parsing
+// them for every Env would add a second to a package's tests.
+var lists = sync.OnceValue(func() *verify.Lists {
+	l, err := verify.LoadLists()
+	if err != nil {
+		panic(err)
+	}
+	return l
+})
+
+func newVerifier(dnsAddr string) *verify.Verifier {
+	return verify.New(verify.Options{DNS: resolver.New(dnsAddr, time.Second), CacheTTL: -1, Lists: lists()})
+}
+
+// Response is a decoded API response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r Response) JSON() map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	return m
+}
+
+// Decode decodes the body into v.
+func (r Response) Decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// ErrorCode is error.code of an envelope.
+func (r Response) ErrorCode() string {
+	if e, ok := r.JSON()["error"].(map[string]any); ok {
+		s, _ := e["code"].(string)
+		return s
+	}
+	return ""
+}
+
+// Do sends a request with the given key ("" for none). A body that is a
+// string or []byte is sent as is, anything else as JSON.
+func (e *Env) Do(method, path, key string, body any, headers ...string) Response {
+	e.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.Server.URL+path, rd)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Secret calls the API with the project's secret key.
+func (e *Env) Secret(method, path string, body any, headers ...string) Response {
+	e.T.Helper()
+	return e.Do(method, path, e.Project.Secret, body, headers...)
+}
+
+// Public calls the API with the project's public key.
+func (e *Env) Public(method, path string, body any, headers ...string) Response {
+	e.T.Helper()
+	return e.Do(method, path, e.Project.Public, body, headers...)
+}
+
+// WaitJob polls a job status endpoint until the job has finished.
+func (e *Env) WaitJob(path string) map[string]any {
+	e.T.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r := e.Secret("GET", path, nil)
+		m := r.JSON()
+		if s := m["state"]; s == "completed" || s == "failed" {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.T.Fatalf("job %s did not finish", path)
+	return nil
+}
