@@ -58,9 +58,14 @@ const MaxLookup = 500
 // LookupContacts checks which of up to 500 emails exist.
 func (a *App) LookupContacts(ctx context.Context, projectID string, emails []string) (LookupResult, error) {
 	var v Validation
-	if len(emails) == 0 || len(emails) > MaxLookup {
+	switch {
+	case len(emails) == 0:
+		v.Add("emails", "too_small", "Give between 1 and 500 emails", len(emails))
+	case len(emails) > MaxLookup:
 		v.Add("emails", "too_big", "Give between 1 and 500 emails", len(emails))
-		return LookupResult{}, v.Err()
+	}
+	if err := v.Err(); err != nil {
+		return LookupResult{}, err
 	}
 	normal := make([]string, len(emails))
 	for i, e := range emails {

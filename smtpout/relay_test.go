@@ -47,7 +47,7 @@ func TestRelayAuthPlainOverSTARTTLS(t *testing.T) {
 		wantDelivered(t, r[1], "127.0.0.1")
 	}
 	msgs := sk.messages()
-	if len(msgs) != 2 || msgs[0].user != "herald" || !msgs[0].tls || !r0TLS(msgs) {
+	if len(msgs) != 2 || msgs[0].user != "herald" || !allTLS(msgs) {
 		t.Fatalf("received %+v", msgs)
 	}
 	if n := sk.accepts.Load(); n != 1 {
@@ -55,7 +55,7 @@ func TestRelayAuthPlainOverSTARTTLS(t *testing.T) {
 	}
 }
 
-func r0TLS(msgs []received) bool {
+func allTLS(msgs []received) bool {
 	for _, m := range msgs {
 		if !m.tls {
 			return false

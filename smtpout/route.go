@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/heraldmail/herald/resolver"
 )
@@ -32,7 +33,7 @@ func (s *Sender) route(ctx context.Context, domain string) ([]target, *Result) {
 		}
 		return []target{{host: host, port: port, relay: true}}, nil
 	}
-	mxs, err := s.res.MX(ctx, domain)
+	mxs, err := s.lookupMX(ctx, domain)
 	switch {
 	case resolver.IsNotFound(err):
 		return []target{{host: domain, port: s.cfg.Port, implicit: true}}, nil
@@ -55,6 +56,36 @@ func (s *Sender) route(ctx context.Context, domain string) ([]target, *Result) {
 		return nil, &r
 	}
 	return out, nil
+}
+
+// mxAnswer is a definite MX answer: the records, or that there are none.
+type mxAnswer struct {
+	mxs      []resolver.MX
+	notFound bool
+}
+
+// lookupMX asks for domain's MX records, reusing a definite answer for
+// MXCacheTTL. Without this, a campaign to one large provider costs one DNS
+// query per message, which the resolver may rate-limit and which takes
+// longer than the SMTP transaction on a reused connection. The Resolver
+// does not report TTLs, so the cache time is a fixed value shorter than
+// nearly every published MX TTL. Temporary failures are not cached.
+func (s *Sender) lookupMX(ctx context.Context, domain string) ([]resolver.MX, error) {
+	now := time.Now()
+	if a, ok := s.mxCache.get(domain, now); ok {
+		if a.notFound {
+			return nil, resolver.ErrNotFound
+		}
+		return a.mxs, nil
+	}
+	mxs, err := s.res.MX(ctx, domain)
+	switch {
+	case err == nil:
+		s.mxCache.put(domain, mxAnswer{mxs: mxs}, now)
+	case resolver.IsNotFound(err):
+		s.mxCache.put(domain, mxAnswer{notFound: true}, now)
+	}
+	return mxs, err
 }
 
 // addrs lists the "ip:port" addresses of t. A relay is dialed by name, so

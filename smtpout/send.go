@@ -112,6 +112,7 @@ func (s *Sender) run(ctx context.Context, d *delivery, c *conn) bool {
 		"code", out.code, "err", out.err, "took", time.Since(start))
 	if out.err != nil {
 		d.hostFailed(c.host, out.err)
+		d.last.TLS = c.tls
 	}
 	switch {
 	case !fit:
@@ -133,7 +134,8 @@ type delivery struct {
 }
 
 func newDelivery(m Message) *delivery {
-	d := &delivery{msg: m, domain: destination(m), results: make([]Result, len(m.To)), settled: make([]bool, len(m.To)), left: len(m.To)}
+	n := len(m.To)
+	d := &delivery{msg: m, domain: destination(m), results: make([]Result, n), settled: make([]bool, n), left: n}
 	for i, rcpt := range m.To {
 		d.results[i].Recipient = rcpt
 		if !validAddr(rcpt) || rcpt == "" {

@@ -65,6 +65,7 @@ type Config struct {
 	MaxIdlePerHost    int           // idle connections kept per host; default MaxConnsPerDomain
 	IdleTimeout       time.Duration // how long an idle connection may wait for reuse; default 30s
 	TLSMemory         time.Duration // how long a host's working STARTTLS rung is remembered; default 1h
+	MXCacheTTL        time.Duration // how long an MX answer is reused; default 1m, negative disables
 }
 
 // Message is one signed message for recipients at one domain.
@@ -96,9 +97,10 @@ type Sender struct {
 	dialer Dialer
 	log    *slog.Logger
 
-	limits *limiter
-	pool   *pool
-	memo   *tlsMemo
+	limits  *limiter
+	pool    *pool
+	memo    *tlsMemo
+	mxCache *ttlMap[mxAnswer]
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -112,14 +114,15 @@ func New(cfg Config, r Resolver, d Dialer, log *slog.Logger) *Sender {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Sender{
-		cfg:    cfg,
-		res:    r,
-		dialer: d,
-		log:    log,
-		limits: newLimiter(cfg.MaxConnsPerDomain),
-		pool:   newPool(cfg.MaxIdlePerHost, cfg.IdleTimeout),
-		memo:   newTLSMemo(cfg.TLSMemory),
-		stop:   make(chan struct{}),
+		cfg:     cfg,
+		res:     r,
+		dialer:  d,
+		log:     log,
+		limits:  newLimiter(cfg.MaxConnsPerDomain),
+		pool:    newPool(cfg.MaxIdlePerHost, cfg.IdleTimeout),
+		memo:    newTLSMemo(cfg.TLSMemory),
+		mxCache: newTTLMap[mxAnswer](cfg.MXCacheTTL),
+		stop:    make(chan struct{}),
 	}
 	s.wg.Add(1)
 	go s.janitor()
@@ -168,6 +171,9 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.Timeouts.Data, 3*time.Minute)
 	setDefault(&c.IdleTimeout, 30*time.Second)
 	setDefault(&c.TLSMemory, time.Hour)
+	if c.MXCacheTTL == 0 {
+		c.MXCacheTTL = time.Minute
+	}
 	if c.MaxConnsPerDomain <= 0 {
 		c.MaxConnsPerDomain = 3
 	}

@@ -37,6 +37,9 @@ type DB struct {
 	stop     chan struct{}
 	finished chan struct{}
 	closeMu  sync.Once
+
+	dirty          chan struct{} // a commit happened since the last checkpoint
+	checkpointDone chan struct{}
 }
 
 // Options tune Open. The zero value is right for production.
@@ -57,6 +60,10 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if _, err := Migrate(ctx, db.writer); err != nil {
+		db.closeConns()
+		return nil, err
+	}
+	if err := db.startCheckpointer(ctx); err != nil {
 		db.closeConns()
 		return nil, err
 	}
@@ -134,6 +141,7 @@ func (db *DB) Close() error {
 		if db.stop != nil {
 			close(db.stop)
 			<-db.finished
+			<-db.checkpointDone
 		}
 		_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 		err = db.closeConns()

@@ -202,6 +202,7 @@ func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
 		}
 		return
 	}
+	db.markDirty()
 	for _, h := range hooks {
 		h()
 	}

@@ -27,13 +27,8 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{records: map[string][]dns.RR{}, rcodes: map[string]int{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, ln, err := listenBoth()
 	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		pc.Close()
 		t.Fatal(err)
 	}
 	s.Addr = pc.LocalAddr().String()
@@ -51,6 +46,25 @@ func Start(t testing.TB) *Server {
 		s.tcp.Shutdown()
 	})
 	return s
+}
+
+// listenBoth opens UDP and TCP on one free loopback port. The UDP port is
+// free for UDP only: another test's TCP socket may hold the same number,
+// so a clash is retried on a fresh port.
+func listenBoth() (net.PacketConn, net.Listener, error) {
+	var err error
+	for range 20 {
+		var pc net.PacketConn
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			return nil, nil, err
+		}
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+	}
+	return nil, nil, err
 }
 
 // Add adds records in zone-file syntax, e.g.
