@@ -27,6 +27,18 @@ type config struct {
 	IdempotencyTTL time.Duration
 	Workers        int
 	ShutdownGrace  time.Duration
+
+	Hostname          string
+	SMTPPort          int
+	SMTPRelay         string
+	SMTPRelayUsername string
+	SMTPRelayPassword string
+	SMTPRelayTLS      bool
+	DeliveryWorkers   int
+	DeliveryRetryBase time.Duration
+	DeliveryGiveUp    time.Duration
+	InboundListen     string
+	InboundHost       string
 }
 
 // globalFlags are the options every command takes.
@@ -45,6 +57,22 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&c.IdempotencyTTL, "idempotency-ttl", 24*time.Hour, "how long an Idempotency-Key is remembered")
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
+	deliveryFlags(fs, c)
+}
+
+// deliveryFlags are the options of outbound and inbound mail.
+func deliveryFlags(fs *pflag.FlagSet, c *config) {
+	fs.StringVar(&c.Hostname, "hostname", "", "name Herald gives in EHLO; default: the machine's host name")
+	fs.IntVar(&c.SMTPPort, "smtp-port", 25, "port of recipients' mail servers (direct-to-MX delivery)")
+	fs.StringVar(&c.SMTPRelay, "smtp-relay", "", "smarthost (host:port) that takes all mail instead of direct-to-MX")
+	fs.StringVar(&c.SMTPRelayUsername, "smtp-relay-username", "", "AUTH user name for the smarthost")
+	fs.StringVar(&c.SMTPRelayPassword, "smtp-relay-password", "", "AUTH password for the smarthost")
+	fs.BoolVar(&c.SMTPRelayTLS, "smtp-relay-tls", false, "connect to the smarthost with implicit TLS (port 465) instead of STARTTLS")
+	fs.IntVar(&c.DeliveryWorkers, "delivery-workers", 16, "deliveries in flight at once")
+	fs.DurationVar(&c.DeliveryRetryBase, "delivery-retry-base", 5*time.Minute, "first retry delay after a temporary failure, doubling after")
+	fs.DurationVar(&c.DeliveryGiveUp, "delivery-give-up", 48*time.Hour, "how long temporary failures are retried")
+	fs.StringVar(&c.InboundListen, "inbound-listen", "", "address of the SMTP listener for bounces and complaints (e.g. :25); empty: off")
+	fs.StringVar(&c.InboundHost, "inbound-host", "", "public host name of the inbound listener, the MX of bounce.<domain>")
 }
 
 // envName is the environment variable of a flag.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/signal"
@@ -15,9 +16,20 @@ import (
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/resolver"
+	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
 )
+
+// newMailer builds the outbound SMTP sender.
+func newMailer(c *config, dns *resolver.Client, log *slog.Logger) (*smtpout.Sender, error) {
+	cfg := smtpout.Config{Hostname: c.Hostname, Port: c.SMTPPort, Relay: c.SMTPRelay,
+		RelayUsername: c.SMTPRelayUsername, RelayPassword: c.SMTPRelayPassword, RelayImplicitTLS: c.SMTPRelayTLS}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return smtpout.New(cfg, dns, &net.Dialer{}, log), nil
+}
 
 func newServeCmd(c *config) *cobra.Command {
 	cmd := &cobra.Command{
@@ -50,12 +62,21 @@ func serve(ctx context.Context, c *config) error {
 
 	clock := app.SystemClock{}
 	dns := resolver.New(c.DNSServer, 0)
+	mailer, err := newMailer(c, dns, log)
+	if err != nil {
+		return err
+	}
+	defer mailer.Close()
 	a := app.New(app.Options{
 		DB: db, Clock: clock, Log: log, BaseURL: c.BaseURL, IdempotencyTTL: c.IdempotencyTTL, Workers: c.Workers,
-		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}),
+		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}), DNS: dns,
+		Mailer: mailer, InboundHost: c.InboundHost,
+		Delivery: app.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
+			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
 	})
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
-		Features: map[string]bool{"tracking": true, "smtp": false, "signups": false, "billing": false}})
+		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",
+			"inbound": c.InboundListen != "", "signups": false, "billing": false}})
 
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/storage"
 )
@@ -22,6 +23,10 @@ type Options struct {
 	BaseURL        string        // public URL used in links
 	IdempotencyTTL time.Duration // default 24h
 	Workers        int           // job concurrency; default 4
+	Mailer         Mailer        // hands messages to the network; nil in one-shot commands
+	Delivery       DeliveryOptions
+	InboundHost    string // public host receiving bounces; "" when inbound is off
+	DNS            DNS    // sender-domain checks; *resolver.Client
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -34,6 +39,15 @@ type App struct {
 	idemTTL  time.Duration
 	keys     *keyCache
 	jobs     *Dispatcher
+	links    linkKeys
+	signers  signerCache
+
+	mailer      Mailer
+	delivery    DeliveryOptions
+	inboundHost string
+
+	dns      DNS
+	renderer *render.Renderer
 }
 
 // New wires an App and registers its job handlers. Call Run to start the
@@ -56,6 +70,13 @@ func New(o Options) *App {
 		baseURL:  o.BaseURL,
 		idemTTL:  o.IdempotencyTTL,
 		keys:     newKeyCache(),
+
+		mailer:      o.Mailer,
+		delivery:    o.Delivery.withDefaults(),
+		inboundHost: o.InboundHost,
+
+		dns:      o.DNS,
+		renderer: render.NewRenderer(),
 	}
 	a.jobs = NewDispatcher(o.DB, o.Clock, o.Log, o.Workers)
 	a.registerJobs()

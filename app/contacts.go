@@ -88,6 +88,7 @@ func (a *App) UpsertContact(ctx context.Context, projectID string, in UpsertCont
 // email (POST /contacts, track, send, import) asks for.
 type contactUpsert struct {
 	email         string // normalised
+	id            string // id for a new contact; "" makes one
 	subscribed    *bool  // nil keeps an existing contact's state
 	newSubscribed bool   // state of a new contact when subscribed is nil
 	data          DataInput
@@ -114,7 +115,10 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 		if in.subscribed != nil {
 			sub = *in.subscribed
 		}
-		c = storage.Contact{ID: newID(), ProjectID: projectID, Email: in.email, Subscribed: sub,
+		if in.id == "" {
+			in.id = newID()
+		}
+		c = storage.Contact{ID: in.id, ProjectID: projectID, Email: in.email, Subscribed: sub,
 			Data: encodeData(data), CreatedAt: now, UpdatedAt: now}
 		return contactChange{contact: c, created: true, vars: in.data.Vars(data)}, tx.InsertContact(ctx, c)
 	}

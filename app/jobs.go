@@ -25,6 +25,7 @@ type JobHandler struct {
 	Backoff     func(attempt int) time.Duration // delay before retry n (1-based); default 10s doubling, at most 1h
 	KeepFor     time.Duration                   // how long a finished job stays readable; 0 deletes it at once
 	Every       time.Duration                   // periodic: run again this long after each run
+	Lane        string                          // the worker pool it runs in (AddLane); default "default"
 }
 
 // PermanentError marks a failure that retrying cannot fix.
@@ -70,25 +71,52 @@ func (j *RunningJob) SaveProgress(ctx context.Context, tx *storage.Tx, percent i
 	return err
 }
 
-// Dispatcher runs queued jobs with bounded concurrency.
+// Dispatcher runs queued jobs with bounded concurrency per lane: each lane
+// is a pool of workers for some job kinds, so that thousands of queued
+// deliveries never hold up an import, and the other way round.
 type Dispatcher struct {
 	db       *storage.DB
 	clock    Clock
 	log      *slog.Logger
 	handlers map[string]JobHandler
-	maxLease time.Duration // the lease a claim takes: the longest any handler asks for
-	slots    chan struct{}
+	lanes    []*lane
 	wake     chan struct{}
 	running  sync.WaitGroup
 }
 
-// NewDispatcher returns a dispatcher running at most workers jobs at once.
+type lane struct {
+	name     string
+	slots    chan struct{}
+	kinds    []string
+	maxLease time.Duration // the lease a claim takes: the longest its handlers ask for
+}
+
+// DefaultLane runs the kinds whose handler names no lane.
+const DefaultLane = "default"
+
+// NewDispatcher returns a dispatcher whose default lane runs at most
+// workers jobs at once.
 func NewDispatcher(db *storage.DB, clock Clock, log *slog.Logger, workers int) *Dispatcher {
+	d := &Dispatcher{db: db, clock: clock, log: log, handlers: map[string]JobHandler{}, wake: make(chan struct{}, 1)}
+	d.AddLane(DefaultLane, workers)
+	return d
+}
+
+// AddLane adds a worker pool. Call it before Register and Run.
+func (d *Dispatcher) AddLane(name string, workers int) {
 	if workers <= 0 {
 		workers = 4
 	}
-	return &Dispatcher{db: db, clock: clock, log: log, handlers: map[string]JobHandler{},
-		slots: make(chan struct{}, workers), wake: make(chan struct{}, 1)}
+	d.lanes = append(d.lanes, &lane{name: name, slots: make(chan struct{}, workers)})
+}
+
+func (d *Dispatcher) lane(name string) *lane {
+	for _, l := range d.lanes {
+		if l.name == name {
+			return l
+		}
+	}
+	panic("app: job lane " + name + " was not added")
 }
 
 // Register sets the handler of a kind. Call it before Run.
@@ -102,8 +130,13 @@ func (d *Dispatcher) Register(kind string, h JobHandler) {
 	if h.Backoff == nil {
 		h.Backoff = ExponentialBackoff(10*time.Second, time.Hour)
 	}
+	if h.Lane == "" {
+		h.Lane = DefaultLane
+	}
 	d.handlers[kind] = h
-	d.maxLease = max(d.maxLease, h.Lease)
+	l := d.lane(h.Lane)
+	l.kinds = append(l.kinds, kind)
+	l.maxLease = max(l.maxLease, h.Lease)
 }
 
 // ExponentialBackoff doubles base per attempt, up to limit.
@@ -186,38 +219,44 @@ func (d *Dispatcher) untilNext(ctx context.Context) time.Duration {
 }
 
 func (d *Dispatcher) claimAndStart(ctx context.Context) {
-	free := cap(d.slots) - len(d.slots)
-	if free == 0 || ctx.Err() != nil {
+	for _, l := range d.lanes {
+		d.claimLane(ctx, l)
+	}
+}
+
+func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
+	free := cap(l.slots) - len(l.slots)
+	if free == 0 || len(l.kinds) == 0 || ctx.Err() != nil {
 		return
 	}
 	var jobs []storage.Job
 	err := d.db.Write(ctx, func(tx *storage.Tx) error {
 		now := d.clock.Now()
 		var err error
-		// Claim with the longest lease any handler uses; each handler's
-		// own lease applies from its first Progress call.
-		jobs, err = tx.ClaimJobs(ctx, now, now.Add(d.maxLease), free)
+		// Claim with the longest lease the lane's handlers use; each
+		// handler's own lease applies from its first Progress call.
+		jobs, err = tx.ClaimJobs(ctx, l.kinds, now, now.Add(l.maxLease), free)
 		return err
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			d.log.Error("claim jobs", "err", err)
+			d.log.Error("claim jobs", "lane", l.name, "err", err)
 		}
 		return
 	}
 	for _, j := range jobs {
-		d.slots <- struct{}{}
+		l.slots <- struct{}{}
 		d.running.Add(1)
-		go d.run(ctx, j)
+		go d.run(ctx, l, j)
 	}
 	if len(jobs) == free {
 		d.Wake() // there may be more
 	}
 }
 
-func (d *Dispatcher) run(ctx context.Context, j storage.Job) {
+func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
 	defer func() {
-		<-d.slots
+		<-l.slots
 		d.running.Done()
 		d.Wake()
 	}()

@@ -22,6 +22,8 @@ func (a *App) registerJobs() {
 	a.jobs.Register(JobCleanup, JobHandler{Run: a.runCleanup, Every: time.Hour})
 	a.jobs.Register(JobImportContacts, JobHandler{Run: a.runImport, KeepFor: FinishedJobRetention, MaxAttempts: 3})
 	a.jobs.Register(JobBulkContacts, JobHandler{Run: a.runBulk, KeepFor: FinishedJobRetention, MaxAttempts: 3})
+	a.jobs.Register(JobCheckDomains, JobHandler{Run: a.runDomainChecks, Every: DomainCheckInterval, MaxAttempts: 1})
+	a.registerDelivery()
 }
 
 // schedulePeriodic makes sure each periodic job exists once; the unique key

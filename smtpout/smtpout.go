@@ -61,7 +61,7 @@ type Config struct {
 	TLSConfig *tls.Config // base TLS config (tests inject RootCAs); ServerName is set per host
 	Timeouts  Timeouts
 
-	MaxConnsPerDomain int           // concurrent sessions per destination domain; default 3
+	MaxConnsPerDomain int           // concurrent Sends (each one session at a time) per domain; default 3
 	MaxIdlePerHost    int           // idle connections kept per host; default MaxConnsPerDomain
 	IdleTimeout       time.Duration // how long an idle connection may wait for reuse; default 30s
 	TLSMemory         time.Duration // how long a host's working STARTTLS rung is remembered; default 1h
@@ -74,10 +74,13 @@ type Message struct {
 	To         []string // envelope recipients, all at Domain
 	Domain     string   // destination domain; derived from To[0] when empty
 	Data       []byte   // signed RFC 5322 bytes with CRLF line endings, sent unchanged
-	RequireTLS bool     // never send this message in plain text
+	RequireTLS bool     // never in plain text; an unverified certificate is accepted
 }
 
-// Result is the outcome of one attempt for one recipient.
+// Result is the outcome of one attempt for one recipient. A failure to
+// reach any server is always Temporary, even when its code is 5xx (a 554
+// banner, a relay refusing our AUTH): the recipient is not at fault, so it
+// must not bounce.
 type Result struct {
 	Recipient    string
 	Delivered    bool   // the server accepted the message for this recipient

@@ -63,6 +63,9 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		db.closeConns()
 		return nil, err
 	}
+	// stop exists before the checkpointer and the writer start, since both
+	// watch it.
+	db.stop = make(chan struct{})
 	if err := db.startCheckpointer(ctx); err != nil {
 		db.closeConns()
 		return nil, err

@@ -40,12 +40,17 @@ type ValueCount struct {
 
 // ContactFieldValues returns the most frequent distinct values of a key.
 func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, limit int) ([]ValueCount, error) {
-	// json_quote turns the SQL value back into JSON text, so strings,
-	// numbers, booleans and objects all come back as what they were.
-	rows, err := q.Query(ctx, `SELECT json_quote(je.value), COUNT(*)
+	// json_each gives true and false as the SQL integers 1 and 0, and
+	// objects as text, so the JSON text of each value is rebuilt from its
+	// type, and values are grouped by type too: true is not 1, nor
+	// {"a":1} the string that reads the same.
+	rows, err := q.Query(ctx, `SELECT CASE je.type
+				WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+				WHEN 'object' THEN je.value WHEN 'array' THEN je.value
+				ELSE json_quote(je.value) END, COUNT(*)
 		FROM contacts c, json_each(c.data) je
 		WHERE c.project_id = ? AND je.key = ?
-		GROUP BY je.value ORDER BY COUNT(*) DESC, je.value LIMIT ?`, projectID, key, limit)
+		GROUP BY je.type, je.value ORDER BY COUNT(*) DESC, je.value LIMIT ?`, projectID, key, limit)
 	return collect(rows, err, func(s scanner) (ValueCount, error) {
 		var v ValueCount
 		var raw string
@@ -56,11 +61,13 @@ func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, l
 }
 
 // DeleteContactField removes a data key from every contact of a project.
-// The object is rebuilt without the key rather than edited with a JSON path,
-// because a path would have to quote arbitrary key text.
+// It applies the merge patch {key: null} (RFC 7396), which deletes exactly
+// that key whatever characters it holds (a JSON path would have to quote
+// them) and leaves every other value as it was: rebuilding the object from
+// json_each would turn true and false into 1 and 0.
 func (tx *Tx) DeleteContactField(ctx context.Context, projectID, key string, now time.Time) (int64, error) {
 	return affected(tx.Exec(ctx, `UPDATE contacts
-		SET data = (SELECT json_group_object(je.key, je.value) FROM json_each(contacts.data) je WHERE je.key <> ?2),
+		SET data = json_patch(data, json_object(?2, NULL)),
 		    updated_at = ?3
 		WHERE project_id = ?1 AND EXISTS (SELECT 1 FROM json_each(contacts.data) je WHERE je.key = ?2)`,
 		projectID, key, Millis(now)))

@@ -74,16 +74,17 @@ func (tx *Tx) InsertJob(ctx context.Context, j Job) (bool, error) {
 	return n > 0, err
 }
 
-// ClaimJobs leases up to limit jobs that are due: queued ones whose time has
-// come and active ones whose lease ran out because their worker died.
-func (tx *Tx) ClaimJobs(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Job, error) {
+// ClaimJobs leases up to limit jobs of the given kinds that are due:
+// queued ones whose time has come and active ones whose lease ran out
+// because their worker died.
+func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil time.Time, limit int) ([]Job, error) {
 	rows, err := tx.Query(ctx, `UPDATE jobs SET state = 'active', lease_until = ?2, attempts = attempts + 1, updated_at = ?1
 		WHERE id IN (
-			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1
+			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1 AND kind IN (SELECT value FROM json_each(?4))
 			UNION ALL
-			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1
+			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?4))
 			LIMIT ?3)
-		RETURNING `+jobColumns, Millis(now), Millis(leaseUntil), limit)
+		RETURNING `+jobColumns, Millis(now), Millis(leaseUntil), limit, jsonArray(kinds))
 	return collect(rows, err, scanJob)
 }
 
@@ -158,4 +159,14 @@ func nullBytes(b []byte) any {
 		return nil
 	}
 	return string(b)
+}
+
+// NextRunOfKind is when the earliest queued job of a kind is due.
+func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool, error) {
+	var next sql.NullInt64
+	err := q.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = ?`, kind).Scan(&next)
+	if err != nil || !next.Valid {
+		return time.Time{}, false, err
+	}
+	return FromMillis(next.Int64), true, nil
 }

@@ -24,6 +24,15 @@ type Tx struct {
 // durability: waking a worker, invalidating a cache.
 func (tx *Tx) OnCommit(f func()) { tx.onCommit = append(tx.onCommit, f) }
 
+// Statements inside a write ignore the cancellation of the caller's
+// context. The driver answers a cancellation by interrupting SQLite, and an
+// interrupted INSERT, UPDATE or DELETE rolls back the whole transaction:
+// every other write of the group would fail with it. A write that has
+// started therefore runs to its end (it is short by contract, and Write
+// waits for it anyway); a write whose context ended before it started does
+// not run at all.
+func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := tx.stmts[query]; ok {
 		return s, nil
@@ -38,6 +47,7 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 
 // Exec runs a statement, prepared once per connection.
 func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = detach(ctx)
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -47,6 +57,7 @@ func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 // Query runs a query, prepared once per connection.
 func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = detach(ctx)
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -56,6 +67,7 @@ func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 
 // QueryRow runs a query expected to return at most one row.
 func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = detach(ctx)
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return tx.conn.QueryRowContext(ctx, query, args...)
@@ -102,7 +114,6 @@ func (db *DB) startWriter(ctx context.Context, opts Options) {
 		maxBatch = 256
 	}
 	db.writes = make(chan *writeRequest, maxBatch)
-	db.stop = make(chan struct{})
 	db.finished = make(chan struct{})
 	go db.writeLoop(context.WithoutCancel(ctx), maxBatch)
 }

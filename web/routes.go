@@ -28,6 +28,7 @@ func (rt route) bodyLimit() int64 {
 func (s *Server) routes() []route {
 	return []route{
 		// Public API
+		{method: "POST", path: "/v1/send", auth: authSecret, handle: s.send, idempotent: true, maxBody: maxSendBody},
 		{method: "POST", path: "/v1/track", auth: authPublic, handle: s.track, idempotent: true},
 		{method: "POST", path: "/v1/verify", auth: authSecret, handle: s.verify},
 
@@ -57,6 +58,31 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/events/contact/:contactId", auth: authSecret, handle: s.contactEvents},
 		{method: "GET", path: "/events/:eventName/usage", auth: authSecret, handle: s.eventUsage},
 		{method: "DELETE", path: "/events/:eventName", auth: authSecret, handle: s.deleteEvents},
+
+		// Templates
+		{method: "GET", path: "/templates", auth: authSecret, handle: s.listTemplates},
+		{method: "POST", path: "/templates", auth: authSecret, handle: s.createTemplate},
+		{method: "GET", path: "/templates/:id", auth: authSecret, handle: s.getTemplate},
+		{method: "PATCH", path: "/templates/:id", auth: authSecret, handle: s.updateTemplate},
+		{method: "DELETE", path: "/templates/:id", auth: authSecret, handle: s.deleteTemplate},
+		{method: "POST", path: "/templates/:id/duplicate", auth: authSecret, handle: s.duplicateTemplate},
+		{method: "GET", path: "/templates/:id/usage", auth: authSecret, handle: s.templateUsage},
+
+		// Sender domains
+		{method: "GET", path: "/domains/project/:projectId", auth: authSecret, handle: s.listDomains},
+		{method: "POST", path: "/domains", auth: authSecret, handle: s.addDomain},
+		{method: "GET", path: "/domains/:id/verify", auth: authSecret, handle: s.verifyDomain},
+		{method: "DELETE", path: "/domains/:id", auth: authSecret, handle: s.deleteDomain},
+
+		// Links in sent mail: tracking and the subscription pages
+		{method: "GET", path: "/t/o/:token", auth: authNone, handle: s.openPixel},
+		{method: "GET", path: "/t/c/:token", auth: authNone, handle: s.clickRedirect},
+		{method: "GET", path: "/unsubscribe/:token", auth: authNone, handle: s.unsubscribePage},
+		{method: "POST", path: "/unsubscribe/:token", auth: authNone, handle: s.changeSubscription(false, false)},
+		{method: "GET", path: "/subscribe/:token", auth: authNone, handle: s.subscribePage},
+		{method: "POST", path: "/subscribe/:token", auth: authNone, handle: s.changeSubscription(true, false)},
+		{method: "GET", path: "/manage/:token", auth: authNone, handle: s.managePage},
+		{method: "POST", path: "/manage/:token", auth: authNone, handle: s.changeSubscription(false, true)},
 
 		// Configuration
 		{method: "GET", path: "/config", auth: authNone, handle: s.config},

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -20,6 +21,8 @@ import (
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/resolver/dnstest"
+	"github.com/heraldmail/herald/smtpout"
+	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
 )
@@ -31,6 +34,7 @@ type Env struct {
 	App     *app.App
 	Clock   *app.FakeClock
 	DNS     *dnstest.Server
+	Sink    *smtptest.Sink // the mail server every test domain's MX points at
 	Server  *httptest.Server
 	Project app.Project
 	cancel  context.CancelFunc
@@ -41,6 +45,9 @@ type Env struct {
 type Options struct {
 	RateLimit int  // requests per minute per project; 0: no limit
 	NoWorkers bool // do not run the job dispatcher
+	// InboundHost is app.Options.InboundHost: the bounce host that sender
+	// domains' return-path records point at. "" leaves inbound off.
+	InboundHost string
 }
 
 // Start is a time far from any edge, so that tests read well.
@@ -54,10 +61,16 @@ func New(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{T: t, DB: db, Clock: app.NewFakeClock(Start), DNS: dnstest.Start(t), cancel: cancel, done: make(chan struct{})}
+	e := &Env{T: t, DB: db, Clock: app.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
+		cancel: cancel, done: make(chan struct{})}
 	log := slog.New(slog.DiscardHandler)
+	dns := resolver.New(e.DNS.Addr, time.Second)
+	mailer := smtpout.New(smtpout.Config{Hostname: "herald.test", Port: e.Sink.Port,
+		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}},
+		dns, &net.Dialer{}, log)
+	t.Cleanup(func() { mailer.Close() })
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
-		Verifier: newVerifier(e.DNS.Addr), Workers: 2})
+		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}}))
 	if o.NoWorkers {
@@ -190,4 +203,28 @@ func (e *Env) WaitJob(path string) map[string]any {
 	}
 	e.T.Fatalf("job %s did not finish", path)
 	return nil
+}
+
+// RouteMail points a recipient domain's MX at the test's SMTP sink.
+func (e *Env) RouteMail(domain string) {
+	e.DNS.Add(e.T, domain+". 300 IN MX 10 mx."+domain+".", "mx."+domain+". 300 IN A 127.0.0.1")
+}
+
+// AdvanceToRetry waits until a job of the kind is queued for later (a
+// retry after its backoff), then moves the fake clock to that time.
+func (e *Env) AdvanceToRetry(kind string) {
+	e.T.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		next, ok, err := storage.NextRunOfKind(context.Background(), e.DB.Reader(), kind)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		if now := e.Clock.Now(); ok && next.After(now) {
+			e.Clock.Advance(next.Sub(now))
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	e.T.Fatalf("no %s job was scheduled for later", kind)
 }

@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/heraldmail/herald/smtpout"
+	"github.com/heraldmail/herald/storage"
+)
+
+// Mailer hands a signed message to the network: *smtpout.Sender.
+type Mailer interface {
+	Send(ctx context.Context, m smtpout.Message) []smtpout.Result
+}
+
+// DeliveryOptions tune the delivery queue.
+type DeliveryOptions struct {
+	Workers   int           // deliveries in flight at once; default 16
+	RetryBase time.Duration // first retry delay, doubling after; default 5m
+	GiveUp    time.Duration // how long temporary failures are retried; default 48h
+	Relay     bool          // a smarthost takes every message: acceptance is SENT, not DELIVERED
+}
+
+func (o DeliveryOptions) withDefaults() DeliveryOptions {
+	if o.Workers <= 0 {
+		o.Workers = 16
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = 5 * time.Minute
+	}
+	if o.GiveUp <= 0 {
+		o.GiveUp = 48 * time.Hour
+	}
+	return o
+}
+
+// Job kind and lane of deliveries.
+const (
+	JobDeliver    = "email.deliver"
+	DeliveryLane  = "delivery"
+	ReasonBounce  = "bounce"
+	EventDelivery = "email.delivery"
+	EventBounce   = "email.bounce"
+	EventSent     = "email.sent"
+)
+
+type deliveryPayload struct {
+	EmailID string `json:"emailId"`
+}
+
+func (a *App) registerDelivery() {
+	o := a.delivery
+	a.jobs.AddLane(DeliveryLane, o.Workers)
+	a.jobs.Register(JobDeliver, JobHandler{
+		Run:  a.runDelivery,
+		Lane: DeliveryLane,
+		// The give-up time, not an attempt count, ends retries; the
+		// handler decides. Delays double up to a sixth of it.
+		MaxAttempts: 1000,
+		Backoff:     ExponentialBackoff(o.RetryBase, max(o.GiveUp/6, o.RetryBase)),
+		Lease:       10 * time.Minute,
+	})
+}
+
+// errTryLater makes the dispatcher retry a delivery after its backoff.
+var errTryLater = errors.New("temporary delivery failure")
+
+// runDelivery makes one attempt. The email is marked SENDING first, so a
+// crash mid-attempt leaves it to be tried again when the lease runs out:
+// it is sent twice only if the remote server accepted it and the
+// acknowledgement was lost, which no mail system can rule out.
+func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
+	var p deliveryPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil, Permanent(err)
+	}
+	e, err := storage.EmailByID(ctx, a.db.Reader(), p.EmailID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil // the project or email was deleted
+	}
+	if err != nil {
+		return nil, err
+	}
+	var started bool
+	err = a.db.Write(ctx, func(tx *storage.Tx) (err error) {
+		started, err = tx.StartAttempt(ctx, e.ID, a.now())
+		return err
+	})
+	if err != nil || !started || e.Raw == nil {
+		return nil, err
+	}
+	res := a.mailer.Send(ctx, smtpout.Message{From: a.returnPath(ctx, e), To: []string{e.Recipient}, Data: e.Raw})
+	if len(res) != 1 {
+		return nil, fmt.Errorf("mailer returned %d results for one recipient", len(res))
+	}
+	outcome := a.outcome(e, res[0])
+	if err := a.recordOutcome(ctx, e, outcome); err != nil {
+		return nil, err
+	}
+	a.log.Info("delivery attempt", "email_id", e.ID, "job_id", job.ID, "status", outcome.Status,
+		"code", outcome.Code, "enhanced", outcome.Enhanced, "mx", outcome.MXHost)
+	if outcome.Status == storage.EmailPending {
+		return nil, fmt.Errorf("%w: %s", errTryLater, outcome.Response)
+	}
+	return nil, nil
+}
+
+// outcome turns an SMTP result into the email's next status.
+func (a *App) outcome(e storage.Email, r smtpout.Result) storage.AttemptOutcome {
+	o := storage.AttemptOutcome{Code: r.Code, Enhanced: r.EnhancedCode, Response: r.Message, MXHost: r.MXHost}
+	switch {
+	case r.Delivered && a.delivery.Relay:
+		o.Status = storage.EmailSent
+	case r.Delivered:
+		o.Status = storage.EmailDelivered
+	case !r.Temporary:
+		o.Status = storage.EmailBounced
+	case a.now().Sub(e.CreatedAt) >= a.delivery.GiveUp:
+		o.Status = storage.EmailFailed
+		o.Response = "gave up after " + a.delivery.GiveUp.String() + ": " + r.Message
+	default:
+		o.Status = storage.EmailPending
+	}
+	return o
+}
+
+// recordOutcome stores the attempt and emits the contact's events in one
+// write: email.delivery on acceptance, email.bounce on a permanent
+// failure, which also unsubscribes the contact.
+func (a *App) recordOutcome(ctx context.Context, e storage.Email, o storage.AttemptOutcome) error {
+	ctx = context.WithoutCancel(ctx) // the attempt happened; record it even during shutdown
+	return a.db.Write(ctx, func(tx *storage.Tx) error {
+		now := a.now()
+		if err := tx.RecordAttempt(ctx, e.ID, o, now); err != nil {
+			return err
+		}
+		switch o.Status {
+		case storage.EmailDelivered:
+			return a.emitEmailEvent(ctx, tx, e, EventDelivery, nil)
+		case storage.EmailBounced:
+			return a.bounce(ctx, tx, e, map[string]any{"permanent": true, "code": o.Code,
+				"enhancedCode": o.Enhanced, "response": o.Response}, now)
+		}
+		return nil
+	})
+}
+
+// bounce records email.bounce and unsubscribes the contact.
+func (a *App) bounce(ctx context.Context, tx *storage.Tx, e storage.Email, extra map[string]any, now time.Time) error {
+	if err := a.emitEmailEvent(ctx, tx, e, EventBounce, extra); err != nil {
+		return err
+	}
+	return a.unsubscribeFor(ctx, tx, e.ProjectID, e.ContactID, ReasonBounce, now)
+}
+
+// unsubscribeFor unsubscribes a contact with a reason, emitting the event
+// only if the contact was subscribed.
+func (a *App) unsubscribeFor(ctx context.Context, tx *storage.Tx, projectID, contactID, reason string, now time.Time) error {
+	if contactID == "" {
+		return nil
+	}
+	c, err := storage.ContactByID(ctx, tx, projectID, contactID)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && !c.Subscribed {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.Subscribed, c.UpdatedAt = false, now
+	if err := tx.UpdateContact(ctx, c); err != nil {
+		return err
+	}
+	return a.emitSubscription(ctx, tx, c, reason, now)
+}
+
+// emitEmailEvent records an email.* event on the email's contact. Its data
+// lets an integrator correlate it with the send response.
+func (a *App) emitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.Email, name string, extra map[string]any) error {
+	if e.ContactID == "" {
+		return nil
+	}
+	data := map[string]any{"emailId": e.ID, "messageId": e.MessageID, "subject": e.Subject, "from": e.Sender}
+	for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID, "workflowId": e.WorkflowID} {
+		if v != "" {
+			data[k] = v
+		}
+	}
+	for k, v := range extra {
+		data[k] = v
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: e.ProjectID, ContactID: e.ContactID,
+		Name: name, Data: b, CreatedAt: a.now()})
+}
+
+// returnPath is the envelope sender. With an inbound host configured it is
+// a VERP address, bounce+<token>@bounce.<sender domain>, so a bounce that
+// arrives later names its email; otherwise it is the From address.
+func (a *App) returnPath(ctx context.Context, e storage.Email) string {
+	if a.inboundHost == "" {
+		return e.Sender
+	}
+	tok, err := a.verpToken(ctx, e.ID)
+	if err != nil {
+		return e.Sender
+	}
+	_, domain, _ := strings.Cut(e.Sender, "@")
+	return "bounce+" + tok + "@bounce." + domain
+}

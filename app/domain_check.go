@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/heraldmail/herald/dkim"
+	"github.com/heraldmail/herald/resolver"
+	"github.com/heraldmail/herald/storage"
+)
+
+// DNS is what the sender-domain checks ask of a resolver; *resolver.Client
+// implements it. Its errors must be classified as resolver's are: a
+// definite absence satisfies resolver.IsNotFound, and anything else counts
+// as a temporary failure that proves nothing.
+type DNS interface {
+	TXT(ctx context.Context, name string) ([]string, error)
+	MX(ctx context.Context, name string) ([]resolver.MX, error)
+}
+
+// JobCheckDomains re-checks every sender domain's DNS records.
+const JobCheckDomains = "domains.check"
+
+// Periodic check settings.
+const (
+	DomainCheckInterval = 5 * time.Minute
+	// unverifyAfter is how many definite DKIM failures in a row take a
+	// verified domain back to pending: one could be a zone being edited.
+	unverifyAfter          = 2
+	domainCheckPage        = 100
+	domainCheckConcurrency = 8
+)
+
+// outcome is what one lookup proved.
+type outcome int
+
+const (
+	outcomeUnknown outcome = iota // SERVFAIL, timeout: proves nothing
+	outcomeFound
+	outcomeMissing // NXDOMAIN, no record, or no matching record
+)
+
+// checkResult maps record purposes to what their lookups proved.
+type checkResult map[string]outcome
+
+// VerifyDomain checks a domain's records now and returns the updated domain.
+func (a *App) VerifyDomain(ctx context.Context, projectID, id string) (Domain, error) {
+	d, err := storage.DomainByID(ctx, a.db.Reader(), projectID, id)
+	if err != nil {
+		return Domain{}, domainErr(err)
+	}
+	d, err = a.saveCheck(ctx, d, a.checkDNS(ctx, d))
+	if err != nil {
+		return Domain{}, domainErr(err)
+	}
+	return a.domainView(d)
+}
+
+// runDomainChecks is the periodic job: every domain of every project,
+// verified ones too, a page at a time.
+func (a *App) runDomainChecks(ctx context.Context, job *RunningJob) (any, error) {
+	after := ""
+	for {
+		page, err := storage.DomainsAfter(ctx, a.db.Reader(), after, domainCheckPage)
+		if err != nil || len(page) == 0 {
+			return nil, err
+		}
+		var g errgroup.Group
+		g.SetLimit(domainCheckConcurrency)
+		for _, d := range page {
+			g.Go(func() error {
+				_, err := a.saveCheck(ctx, d, a.checkDNS(ctx, d))
+				if errors.Is(err, storage.ErrNotFound) { // deleted meanwhile
+					return nil
+				}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+		if err := job.Progress(ctx, 0, nil); err != nil { // renews the lease
+			return nil, err
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// saveCheck applies a check to the domain as it is now (the check ran
+// outside the write, and another may have finished meanwhile).
+func (a *App) saveCheck(ctx context.Context, checked storage.Domain, res checkResult) (storage.Domain, error) {
+	var d storage.Domain
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		cur, err := storage.DomainByID(ctx, tx, checked.ProjectID, checked.ID)
+		if err != nil {
+			return err
+		}
+		d = applyCheck(cur, res, a.now())
+		return tx.UpdateDomainCheck(ctx, d)
+	})
+	if err == nil && d.Verified != checked.Verified {
+		a.log.Info("sender domain changed state", "domain", d.Name, "project_id", d.ProjectID, "verified", d.Verified)
+	}
+	return d, err
+}
+
+// applyCheck is the state machine: DKIM found verifies; a definite DKIM
+// failure counts, and un-verifies at the second in a row; an unknown
+// outcome changes nothing. Each record's status follows its last definite
+// outcome.
+func applyCheck(d storage.Domain, res checkResult, now time.Time) storage.Domain {
+	status := make(map[string]string, len(res))
+	for k, v := range d.CheckStatus {
+		status[k] = v
+	}
+	changed := false
+	for purpose, o := range res {
+		s := RecordFailed
+		switch o {
+		case outcomeUnknown:
+			continue
+		case outcomeFound:
+			s = RecordVerified
+		}
+		changed = changed || status[purpose] != s
+		status[purpose] = s
+	}
+	switch res[PurposeDKIM] {
+	case outcomeFound:
+		changed = changed || !d.Verified
+		d.Verified, d.Failures = true, 0
+	case outcomeMissing:
+		d.Failures++
+		if d.Verified && d.Failures >= unverifyAfter {
+			d.Verified, changed = false, true
+		}
+	}
+	d.CheckStatus, d.LastCheckedAt = status, now
+	if changed {
+		d.UpdatedAt = now
+	}
+	return d
+}
+
+// checkDNS looks up every record of the domain at once.
+func (a *App) checkDNS(ctx context.Context, d storage.Domain) checkResult {
+	key := dkimKey(d)
+	checks := map[string]func() outcome{
+		PurposeDKIM: func() outcome {
+			return a.txtOutcome(ctx, key.RecordName(d.Name), func(v string) bool { return dkim.RecordMatches(v, key) })
+		},
+		PurposeSPF:   func() outcome { return a.txtOutcome(ctx, d.Name, isSPF) },
+		PurposeDMARC: func() outcome { return a.txtOutcome(ctx, "_dmarc."+d.Name, isDMARC) },
+	}
+	if a.inboundHost != "" {
+		bounce := ReturnPathDomain(d.Name)
+		checks[PurposeReturnPath] = func() outcome { return a.mxOutcome(ctx, bounce, a.inboundHost) }
+		checks[PurposeReturnPathSPF] = func() outcome { return a.txtOutcome(ctx, bounce, isSPF) }
+	}
+	res := make(checkResult, len(checks))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for purpose, check := range checks {
+		wg.Go(func() {
+			o := check()
+			mu.Lock()
+			defer mu.Unlock()
+			res[purpose] = o
+		})
+	}
+	wg.Wait()
+	return res
+}
+
+// txtOutcome is found when one of name's TXT records matches.
+func (a *App) txtOutcome(ctx context.Context, name string, match func(string) bool) outcome {
+	if a.dns == nil {
+		return outcomeUnknown
+	}
+	values, err := a.dns.TXT(ctx, name)
+	if err != nil {
+		return lookupFailure(err)
+	}
+	for _, v := range values {
+		if match(v) {
+			return outcomeFound
+		}
+	}
+	return outcomeMissing
+}
+
+// mxOutcome is found when name's mail exchangers include host.
+func (a *App) mxOutcome(ctx context.Context, name, host string) outcome {
+	if a.dns == nil {
+		return outcomeUnknown
+	}
+	mxs, err := a.dns.MX(ctx, name)
+	if err != nil {
+		return lookupFailure(err)
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, mx := range mxs {
+		if mx.Host == host {
+			return outcomeFound
+		}
+	}
+	return outcomeMissing
+}
+
+// lookupFailure trusts only a definite negative answer.
+func lookupFailure(err error) outcome {
+	if resolver.IsNotFound(err) {
+		return outcomeMissing
+	}
+	return outcomeUnknown
+}
+
+func isSPF(v string) bool   { return hasTagPrefix(v, "v=spf1", " ") }
+func isDMARC(v string) bool { return hasTagPrefix(v, "v=dmarc1", "; ") }
+
+// hasTagPrefix reports whether v starts with prefix, case-insensitively,
+// followed by the end or one of the separators.
+func hasTagPrefix(v, prefix, separators string) bool {
+	v = strings.TrimSpace(v)
+	if len(v) < len(prefix) || !strings.EqualFold(v[:len(prefix)], prefix) {
+		return false
+	}
+	return len(v) == len(prefix) || strings.ContainsRune(separators, rune(v[len(prefix)]))
+}

@@ -1,0 +1,167 @@
+package message
+
+import (
+	"bytes"
+	"maps"
+	"mime"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// writeAttachment writes the header and base64 body of one attachment part.
+// checkMessage has already refused bad filenames and Content-IDs.
+func writeAttachment(b *bytes.Buffer, a *Attachment) {
+	h := beginHeader(b, "Content-Type")
+	mediaType, params := attachmentType(a.ContentType)
+	h.word(mediaType + ";")
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		param(&h, k, params[k], false)
+	}
+	// name= is obsolete (RFC 2183 moved it to filename=) but older clients
+	// still read only this one.
+	param(&h, "name", a.Filename, true)
+	_ = h.end() // parameters are folded or split, never too long
+	b.WriteString("Content-Transfer-Encoding: base64\r\n")
+	if a.ContentID != "" {
+		b.WriteString("Content-ID: <")
+		b.WriteString(bareContentID(a.ContentID))
+		b.WriteString(">\r\n")
+	}
+	h = beginHeader(b, "Content-Disposition")
+	if a.Inline {
+		h.word("inline;")
+	} else {
+		h.word("attachment;")
+	}
+	param(&h, "filename", a.Filename, true)
+	_ = h.end()
+	b.WriteString("\r\n")
+	writeBase64(b, a.Content)
+}
+
+// attachmentType parses the caller's Content-Type, keeping its parameters
+// (charset, say) apart from name, which Herald sets from the filename.
+// Unparsable types become application/octet-stream, and so do multipart/*
+// and message/*: RFC 2046 forbids base64 on composite types, and a
+// multipart/* type would make readers look for boundaries inside the file.
+func attachmentType(ct string) (string, map[string]string) {
+	mediaType, params, err := mime.ParseMediaType(ct)
+	if err != nil || strings.HasPrefix(mediaType, "multipart/") || strings.HasPrefix(mediaType, "message/") {
+		return "application/octet-stream", nil
+	}
+	delete(params, "name")
+	return mediaType, params
+}
+
+// param writes one "; key=value" parameter. Printable ASCII is sent as a
+// token or a quoted-string; anything else uses RFC 2231 (charset, percent
+// encoding, and continuations so that long names still fold).
+func param(h *headerLine, key, value string, last bool) {
+	sep := ";"
+	if last {
+		sep = ""
+	}
+	switch {
+	case isToken(value):
+		h.word(key + "=" + value + sep)
+	case plainASCII(value) && !strings.ContainsRune(value, '\t'):
+		h.word(key + `="` + quote(value) + `"` + sep)
+	default:
+		extendedParam(h, key, value, sep)
+	}
+}
+
+// extendedParam writes key*=utf-8”... (RFC 2231), split into continuations
+// key*0*=utf-8”...; key*1*=... of about 60 characters when longer, cut at
+// rune boundaries so that readers decoding segment by segment still see
+// whole characters.
+func extendedParam(h *headerLine, key, value, sep string) {
+	const segment = 60
+	if len(key)+len("*=utf-8''")+percentLen(value) <= segment {
+		var b strings.Builder
+		b.WriteString(key + "*=utf-8''")
+		percentEncode(&b, value)
+		h.word(b.String() + sep)
+		return
+	}
+	var seg strings.Builder
+	for i := 0; len(value) > 0; i++ {
+		seg.Reset()
+		seg.WriteString(key + "*" + strconv.Itoa(i) + "*=")
+		if i == 0 {
+			seg.WriteString("utf-8''")
+		}
+		for len(value) > 0 && seg.Len() < segment {
+			_, size := utf8.DecodeRuneInString(value)
+			percentEncode(&seg, value[:size])
+			value = value[size:]
+		}
+		if len(value) > 0 {
+			seg.WriteString(";")
+		} else {
+			seg.WriteString(sep)
+		}
+		h.word(seg.String())
+	}
+}
+
+func percentLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if !isAttrChar(s[i]) {
+			n += 2
+		}
+	}
+	return n
+}
+
+// percentEncode writes s with every byte outside RFC 2231 attribute-char
+// as %XX.
+func percentEncode(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isAttrChar(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}
+
+func isAttrChar(c byte) bool {
+	return c > ' ' && c < 0x7f && !strings.ContainsRune(`*'%()<>@,;:\"/[]?=`, rune(c))
+}
+
+// isToken reports whether v is an RFC 2045 token, sendable without quotes.
+func isToken(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func quote(v string) string {
+	if !strings.ContainsAny(v, `"\`) {
+		return v
+	}
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v)
+}
+
+// bareContentID strips one pair of angle brackets: the API accepts "logo"
+// and "<logo>" alike, and the header needs exactly one pair.
+func bareContentID(id string) string {
+	if len(id) >= 2 && id[0] == '<' && id[len(id)-1] == '>' {
+		return id[1 : len(id)-1]
+	}
+	return id
+}

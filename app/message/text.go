@@ -1,0 +1,257 @@
+package message
+
+import (
+	"html"
+	"strings"
+)
+
+// wrapAt is the soft wrap column of derived text. 76 keeps every line inside
+// quoted-printable's limit, so wrapped text needs no soft line breaks.
+const wrapAt = 76
+
+// HTMLToText derives a readable plain-text version of an HTML body for the
+// text/plain part: script, style and head are dropped, block elements and
+// <br> become line breaks, list items get "- ", links read "text (url)",
+// entities are decoded, whitespace is collapsed and lines are wrapped softly
+// at 76 characters (a longer word, such as a URL, stays whole). Lines end in
+// LF; Build turns them into CRLF.
+func HTMLToText(src string) string {
+	t := textWriter{linkStart: -1, out: make([]byte, 0, len(src)/2)}
+	for i := 0; i < len(src); {
+		lt := strings.IndexByte(src[i:], '<')
+		if lt < 0 {
+			t.data(src[i:])
+			break
+		}
+		t.data(src[i : i+lt])
+		i = t.markup(src, i+lt)
+	}
+	return t.finish()
+}
+
+// data handles character data between tags.
+func (t *textWriter) data(s string) {
+	if s == "" || t.skip != "" || t.inHead {
+		return
+	}
+	t.text(html.UnescapeString(s)) // returns s itself when there is no "&"
+}
+
+// markup handles the construct starting with "<" at src[i] and returns the
+// index after it. It is a small scanner rather than a full HTML tokenizer:
+// reading text out of a body needs tags, comments and raw-text elements,
+// and this does it without allocating per tag.
+func (t *textWriter) markup(src string, i int) int {
+	rest := src[i+1:]
+	switch {
+	case strings.HasPrefix(rest, "!--"):
+		return after(src, i+4, "-->")
+	case rest == "":
+		t.data("<")
+		return len(src)
+	case rest[0] == '!' || rest[0] == '?': // doctype, CDATA, processing instruction
+		return after(src, i, ">")
+	case rest[0] == '/':
+		name := tagName(rest[1:])
+		t.endTag(strings.ToLower(name))
+		return after(src, i, ">")
+	case isLetter(rest[0]):
+		name := tagName(rest)
+		tag := tagInfo{name: strings.ToLower(name)}
+		end := tag.scanAttrs(src, i+1+len(name))
+		t.startTag(tag)
+		if rawText(tag.name) && !tag.selfClosing {
+			return skipRawText(src, end, tag.name)
+		}
+		return end
+	}
+	t.data("<") // a lone "<", as in "a < b"
+	return i + 1
+}
+
+// after returns the index just past the first end at or after i, or the
+// end of src when it never comes.
+func after(src string, i int, end string) int {
+	if j := strings.Index(src[i:], end); j >= 0 {
+		return i + j + len(end)
+	}
+	return len(src)
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// tagName returns the tag name at the start of s.
+func tagName(s string) string {
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) || s[i] == '/' || s[i] == '>' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// rawText elements hold text that is not HTML; their content is dropped.
+func rawText(tag string) bool {
+	return tag == "script" || tag == "style" || tag == "title"
+}
+
+// skipRawText returns the index after the "</tag>" that closes a raw-text
+// element opened before i.
+func skipRawText(src string, i int, tag string) int {
+	for {
+		j := strings.Index(src[i:], "</")
+		if j < 0 {
+			return len(src)
+		}
+		i += j + 2
+		if len(src)-i >= len(tag) && strings.EqualFold(src[i:i+len(tag)], tag) {
+			return after(src, i, ">")
+		}
+	}
+}
+
+// tagInfo is a start tag with the attributes text extraction uses.
+type tagInfo struct {
+	name, href, alt string
+	selfClosing     bool
+}
+
+// scanAttrs reads attributes from src[j] up to the closing ">", keeping
+// href and alt, and returns the index after the tag.
+func (tag *tagInfo) scanAttrs(src string, j int) int {
+	for j < len(src) {
+		switch c := src[j]; {
+		case isSpace(c):
+			j++
+		case c == '>':
+			return j + 1
+		case c == '/':
+			tag.selfClosing = strings.HasPrefix(src[j:], "/>")
+			j++
+		default:
+			var name, value string
+			name, value, j = scanAttr(src, j)
+			switch {
+			case strings.EqualFold(name, "href"):
+				tag.href = html.UnescapeString(value)
+			case strings.EqualFold(name, "alt"):
+				tag.alt = html.UnescapeString(value)
+			}
+		}
+	}
+	return len(src)
+}
+
+// scanAttr reads one name[=value] attribute starting at src[j].
+func scanAttr(src string, j int) (name, value string, next int) {
+	start := j
+	for j++; j < len(src) && !isSpace(src[j]) && !strings.ContainsRune("=>/", rune(src[j])); j++ {
+	}
+	name = src[start:j]
+	for j < len(src) && isSpace(src[j]) {
+		j++
+	}
+	if j >= len(src) || src[j] != '=' {
+		return name, "", j
+	}
+	for j++; j < len(src) && isSpace(src[j]); j++ {
+	}
+	if j < len(src) && (src[j] == '"' || src[j] == '\'') {
+		end := strings.IndexByte(src[j+1:], src[j])
+		if end < 0 {
+			return name, src[j+1:], len(src)
+		}
+		return name, src[j+1 : j+1+end], j + 2 + end
+	}
+	start = j
+	for j < len(src) && !isSpace(src[j]) && src[j] != '>' {
+		j++
+	}
+	return name, src[start:j], j
+}
+
+// startTag reacts to an opening tag; self-closing tags (<br/>) open nothing.
+func (t *textWriter) startTag(tag tagInfo) {
+	switch tag.name {
+	case "script", "style", "title":
+		// skipRawText drops the content; nothing to remember
+	case "head":
+		t.inHead = !tag.selfClosing
+	case "body":
+		t.inHead = false
+	case "br":
+		t.newlines++
+	case "li":
+		t.breakLines(1)
+		t.prefix = "- "
+	case "td", "th":
+		t.space = t.space || len(t.out) > 0
+	case "pre":
+		t.breakLines(2)
+		t.pre++
+	case "a":
+		t.href, t.linkStart, t.inLink = linkTarget(tag.href), -1, true
+	case "img":
+		t.data(tag.alt)
+	default:
+		t.breakLines(blockBreaks(tag.name))
+	}
+}
+
+func (t *textWriter) endTag(tag string) {
+	switch tag {
+	case "head":
+		t.inHead = false
+	case "a":
+		t.endLink()
+	case "pre":
+		t.pre = max(t.pre-1, 0)
+		t.breakLines(2)
+	default:
+		t.breakLines(blockBreaks(tag))
+	}
+}
+
+// blockBreaks is how many line breaks a block element puts around itself:
+// two (a blank line) for paragraph-like blocks, one for the others.
+func blockBreaks(tag string) int {
+	switch tag {
+	case "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table",
+		"blockquote", "hr":
+		return 2
+	case "div", "tr", "section", "article", "header", "footer", "nav", "main",
+		"aside", "address", "figure", "figcaption", "center", "form",
+		"fieldset", "dt", "dd", "caption":
+		return 1
+	}
+	return 0
+}
+
+// linkTarget keeps hrefs worth showing a reader: not in-page anchors or
+// javascript: URLs.
+func linkTarget(href string) string {
+	href = strings.TrimSpace(href)
+	lower := strings.ToLower(href)
+	if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(lower, "javascript:") {
+		return ""
+	}
+	return href
+}
+
+// sameTarget reports whether a link's text already shows its URL, ignoring
+// the scheme and a trailing slash, so "example.com" needs no
+// "(https://example.com/)".
+func sameTarget(text, href string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		for _, p := range [...]string{"https://", "http://", "mailto:", "tel:"} {
+			s = strings.TrimPrefix(s, p)
+		}
+		return strings.TrimSuffix(s, "/")
+	}
+	return norm(text) == norm(href)
+}

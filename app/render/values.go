@@ -1,0 +1,100 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stringify is how a value appears in rendered text. Liquid would print
+// maps in Go syntax; here they are JSON, lists are joined with ", ", and
+// numbers never use exponent notation.
+func stringify(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case json.Number:
+		return v.String()
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case time.Time:
+		return v.Format(time.RFC3339)
+	case map[string]any:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
+	rv := reflect.ValueOf(v)
+	if k := rv.Kind(); k == reflect.Slice || k == reflect.Array {
+		parts := make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = stringify(rv.Index(i).Interface())
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v)
+}
+
+// fallback is the filter behind `??`: the fallback replaces a value that is
+// missing, null or the empty string. false and 0 are values, and stay.
+func fallback(v, alt any) any {
+	if v == nil || v == "" {
+		return alt
+	}
+	return v
+}
+
+// bindings copies vars for Liquid and binds "data" to the variables
+// themselves, so that {{ name }} and {{ data.name }} are the same value (a
+// contact's own "data" key is then {{ data.data }}).
+func bindings(vars map[string]any) map[string]any {
+	out := normalizeMap(vars)
+	out["data"] = maps.Clone(out)
+	return out
+}
+
+// normalizeMap copies m, turning json.Number into int64 or float64 so that
+// comparisons such as {% if age > 30 %} work on numbers.
+func normalizeMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = normalize(v)
+	}
+	return out
+}
+
+func normalize(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+		if f, err := v.Float64(); err == nil {
+			return f
+		}
+		return v.String()
+	case map[string]any:
+		return normalizeMap(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = normalize(item)
+		}
+		return out
+	}
+	return v
+}

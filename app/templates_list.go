@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// TemplateQuery is GET /templates's query.
+type TemplateQuery struct {
+	Limit  int
+	Cursor string
+	Search string // substring of the name
+	Type   string // "" for every type
+}
+
+// ListTemplates returns one page of templates, newest first.
+func (a *App) ListTemplates(ctx context.Context, projectID string, q TemplateQuery) (Page[Template], error) {
+	switch q.Type {
+	case "", TemplateTransactional, TemplateMarketing, TemplateHeadless:
+	default:
+		return Page[Template]{}, BadRequest("Invalid type %q: use TRANSACTIONAL, MARKETING or HEADLESS", q.Type)
+	}
+	after, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return Page[Template]{}, err
+	}
+	f := storage.TemplateFilter{ProjectID: projectID, Search: strings.TrimSpace(q.Search), Type: q.Type}
+	rows, err := storage.ListTemplates(ctx, a.db.Reader(), f, after, q.Limit+1)
+	if err != nil {
+		return Page[Template]{}, err
+	}
+	page := paginate(rows, q.Limit, storage.TemplateCursor)
+	if after == nil {
+		page.Total, err = storage.CountTemplates(ctx, a.db.Reader(), f)
+	}
+	return page, err
+}
+
+// TemplateUsage lists what references a template: campaigns, and workflow
+// steps that send it.
+type TemplateUsage struct {
+	Campaigns []any `json:"campaigns"`
+	Workflows []any `json:"workflows"`
+}
+
+func (u TemplateUsage) inUse() bool { return len(u.Campaigns)+len(u.Workflows) > 0 }
+
+// GetTemplateUsage serves GET /templates/{id}/usage.
+func (a *App) GetTemplateUsage(ctx context.Context, projectID, id string) (TemplateUsage, error) {
+	if _, err := a.GetTemplate(ctx, projectID, id); err != nil {
+		return TemplateUsage{}, err
+	}
+	return templateUsage(ctx, a.db.Reader(), projectID, id)
+}
+
+// templateUsage finds the references to a template. Campaigns and
+// workflows add their queries here as they come to exist; DeleteTemplate
+// refuses while anything is listed.
+func templateUsage(ctx context.Context, q storage.Querier, projectID, id string) (TemplateUsage, error) {
+	return TemplateUsage{Campaigns: []any{}, Workflows: []any{}}, nil
+}

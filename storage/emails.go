@@ -1,0 +1,156 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Email statuses.
+const (
+	EmailPending   = "PENDING"   // queued for delivery
+	EmailSending   = "SENDING"   // a delivery attempt is under way
+	EmailSent      = "SENT"      // accepted by the relay; final delivery unknown
+	EmailDelivered = "DELIVERED" // accepted by the recipient's server
+	EmailBounced   = "BOUNCED"   // refused for good
+	EmailFailed    = "FAILED"    // gave up after temporary failures
+	EmailCancelled = "CANCELLED" // withdrawn before delivery (campaign cancel)
+)
+
+// Email is one message to one recipient.
+type Email struct {
+	ID           string     `json:"id"`
+	ProjectID    string     `json:"projectId"`
+	ContactID    string     `json:"contactId,omitempty"`
+	CampaignID   string     `json:"campaignId,omitempty"`
+	TemplateID   string     `json:"templateId,omitempty"`
+	WorkflowID   string     `json:"workflowId,omitempty"`
+	MessageID    string     `json:"messageId"`
+	Sender       string     `json:"from"`
+	Recipient    string     `json:"to"`
+	Subject      string     `json:"subject"`
+	Marketing    bool       `json:"marketing"`
+	Status       string     `json:"status"`
+	Raw          []byte     `json:"-"`
+	Attempts     int        `json:"attempts"`
+	LastCode     int        `json:"lastCode,omitempty"`
+	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`
+	LastResponse string     `json:"lastResponse,omitempty"`
+	MXHost       string     `json:"mxHost,omitempty"`
+	SentAt       *time.Time `json:"sentAt"`
+	DeliveredAt  *time.Time `json:"deliveredAt"`
+	BouncedAt    *time.Time `json:"bouncedAt"`
+	FailedAt     *time.Time `json:"failedAt"`
+	OpenedAt     *time.Time `json:"openedAt"`
+	ClickedAt    *time.Time `json:"clickedAt"`
+	ComplainedAt *time.Time `json:"complainedAt"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	UpdatedAt    time.Time  `json:"updatedAt"`
+}
+
+const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
+	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, raw, attempts,
+	COALESCE(last_code, 0), COALESCE(last_enhanced, ''), COALESCE(last_response, ''), COALESCE(mx_host, ''),
+	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at`
+
+func scanEmail(s scanner) (Email, error) {
+	var e Email
+	var sent, delivered, bounced, failed, opened, clicked, complained sql.NullInt64
+	var created, updated int64
+	err := s.Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID, &e.TemplateID, &e.WorkflowID, &e.MessageID,
+		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Raw, &e.Attempts,
+		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
+		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated)
+	e.SentAt, e.DeliveredAt, e.BouncedAt = optTime(sent), optTime(delivered), optTime(bounced)
+	e.FailedAt, e.OpenedAt, e.ClickedAt, e.ComplainedAt = optTime(failed), optTime(opened), optTime(clicked), optTime(complained)
+	e.CreatedAt, e.UpdatedAt = FromMillis(created), FromMillis(updated)
+	return e, notFound(err)
+}
+
+func optTime(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := FromMillis(v.Int64)
+	return &t
+}
+
+// InsertEmail stores an email with its signed bytes.
+func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
+	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
+			message_id, sender, recipient, subject, marketing, status, raw, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
+		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, e.Raw,
+		Millis(e.CreatedAt), Millis(e.CreatedAt))
+	return err
+}
+
+// EmailByID finds an email, with its bytes if it still has them.
+func EmailByID(ctx context.Context, q Querier, id string) (Email, error) {
+	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
+}
+
+// EmailByMessageID finds an email by its Message-ID header value.
+func EmailByMessageID(ctx context.Context, q Querier, messageID string) (Email, error) {
+	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ?`, messageID))
+}
+
+// StartAttempt marks an email SENDING and counts the attempt. It reports
+// false when the email is no longer waiting for delivery (delivered by an
+// attempt whose acknowledgement was recorded, or cancelled).
+func (tx *Tx) StartAttempt(ctx context.Context, id string, now time.Time) (bool, error) {
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, updated_at = ?
+		WHERE id = ? AND status IN ('PENDING', 'SENDING')`, Millis(now), id))
+	return n > 0, err
+}
+
+// AttemptOutcome is what one delivery attempt learned.
+type AttemptOutcome struct {
+	Status   string // the email's new status
+	Code     int
+	Enhanced string
+	Response string
+	MXHost   string
+}
+
+// RecordAttempt stores an attempt's outcome. A final status stamps its time
+// and drops the stored bytes, which are no longer needed.
+func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) error {
+	final := o.Status != EmailPending
+	_, err := tx.Exec(ctx, `UPDATE emails SET status = ?1, last_code = ?2, last_enhanced = ?3, last_response = ?4,
+			mx_host = ?5, updated_at = ?6,
+			raw = CASE WHEN ?7 THEN NULL ELSE raw END,
+			sent_at = CASE WHEN ?1 = 'SENT' THEN ?6 ELSE sent_at END,
+			delivered_at = CASE WHEN ?1 = 'DELIVERED' THEN ?6 ELSE delivered_at END,
+			bounced_at = CASE WHEN ?1 = 'BOUNCED' THEN ?6 ELSE bounced_at END,
+			failed_at = CASE WHEN ?1 = 'FAILED' THEN ?6 ELSE failed_at END
+		WHERE id = ?8`,
+		o.Status, o.Code, nullable(o.Enhanced), nullable(o.Response), nullable(o.MXHost), Millis(now), final, id)
+	return err
+}
+
+// MarkEmail sets one of the engagement or outcome timestamps reported after
+// delivery (opened, clicked, complained, and bounced or delivered when a
+// notification arrives later). It reports whether this was the first time.
+func (tx *Tx) MarkEmail(ctx context.Context, id, column string, now time.Time) (first bool, err error) {
+	var query string
+	switch column {
+	case "opened_at":
+		query = `UPDATE emails SET opened_at = ?, updated_at = ? WHERE id = ? AND opened_at IS NULL`
+	case "clicked_at":
+		query = `UPDATE emails SET clicked_at = ?, updated_at = ? WHERE id = ? AND clicked_at IS NULL`
+	case "complained_at":
+		query = `UPDATE emails SET complained_at = ?, updated_at = ? WHERE id = ? AND complained_at IS NULL`
+	default:
+		panic("storage: MarkEmail column " + column)
+	}
+	n, err := affected(tx.Exec(ctx, query, Millis(now), Millis(now), id))
+	return n > 0, err
+}
+
+// SetEmailStatus moves an email to a status reported after the fact (a
+// bounce notification, a relay's delivery report), with its timestamp.
+func (tx *Tx) SetEmailStatus(ctx context.Context, id, status, response string, now time.Time) error {
+	return tx.RecordAttempt(ctx, id, AttemptOutcome{Status: status, Response: response}, now)
+}

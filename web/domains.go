@@ -1,0 +1,55 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// listDomains serves GET /domains/project/{projectId}: a bare array.
+func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.app.ListDomains(r.Context(), projectID(r), param(r, "projectId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// addDomain serves POST /domains.
+func (s *Server) addDomain(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Domain    *string `json:"domain"`
+		ProjectID *string `json:"projectId"`
+		Algorithm *string `json:"algorithm"`
+	}
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	d, err := s.app.AddDomain(r.Context(), projectID(r),
+		app.AddDomainInput{Domain: b.Domain, ProjectID: b.ProjectID, Algorithm: b.Algorithm})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, d)
+	return nil
+}
+
+// verifyDomain serves GET /domains/{id}/verify.
+func (s *Server) verifyDomain(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.app.VerifyDomain(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// deleteDomain serves DELETE /domains/{id}.
+func (s *Server) deleteDomain(w http.ResponseWriter, r *http.Request) error {
+	if err := s.app.DeleteDomain(r.Context(), projectID(r), param(r, "id")); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}

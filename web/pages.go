@@ -1,0 +1,113 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// The pages behind unsubscribeUrl, subscribeUrl and manageUrl. A GET only
+// shows a page with a button: mail scanners follow links, and a GET that
+// unsubscribed would unsubscribe people who never clicked. The button (and
+// RFC 8058 one-click, a POST from the mail client) makes the change.
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
+button{font-size:1rem;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #888;background:#f4f4f4;cursor:pointer}
+.muted{color:#666}</style></head>
+<body><h1>{{.Title}}</h1><p>{{.Message}}</p>
+{{if .Action}}<form method="post"><input type="hidden" name="action" value="{{.Action}}"><button type="submit">{{.Button}}</button></form>{{end}}
+{{if .Project}}<p class="muted">Sent on behalf of {{.Project}}.</p>{{end}}
+</body></html>`))
+
+type page struct {
+	Title, Message, Action, Button, Project string
+}
+
+func renderPage(w http.ResponseWriter, status int, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_ = pageTemplate.Execute(w, p)
+}
+
+// pageError shows a failed link as a page, not as JSON: people see these.
+func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) error {
+	if e, ok := app.AsError(err); ok && e.Kind == app.KindNotFound {
+		renderPage(w, http.StatusNotFound, page{Title: "Link not valid", Message: e.Message})
+		return nil
+	}
+	return err
+}
+
+// unsubscribePage serves GET /unsubscribe/{token}.
+func (s *Server) unsubscribePage(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
+	if err != nil {
+		return s.pageError(w, r, err)
+	}
+	renderPage(w, http.StatusOK, page{Title: "Unsubscribe", Project: p.ProjectName,
+		Message: "Stop receiving these emails at " + p.Email + "?", Action: "unsubscribe", Button: "Unsubscribe"})
+	return nil
+}
+
+// subscribePage serves GET /subscribe/{token}.
+func (s *Server) subscribePage(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
+	if err != nil {
+		return s.pageError(w, r, err)
+	}
+	renderPage(w, http.StatusOK, page{Title: "Subscribe", Project: p.ProjectName,
+		Message: "Receive these emails at " + p.Email + "?", Action: "subscribe", Button: "Subscribe"})
+	return nil
+}
+
+// managePage serves GET /manage/{token}.
+func (s *Server) managePage(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
+	if err != nil {
+		return s.pageError(w, r, err)
+	}
+	renderPage(w, http.StatusOK, managePage(p))
+	return nil
+}
+
+func managePage(p app.Preferences) page {
+	if p.Subscribed {
+		return page{Title: "Email preferences", Project: p.ProjectName,
+			Message: p.Email + " is subscribed.", Action: "unsubscribe", Button: "Unsubscribe"}
+	}
+	return page{Title: "Email preferences", Project: p.ProjectName,
+		Message: p.Email + " is unsubscribed.", Action: "subscribe", Button: "Subscribe again"}
+}
+
+// changeSubscription serves POST to the three pages, including RFC 8058
+// one-click unsubscribes. The form's action decides on /manage; the path
+// decides elsewhere.
+func (s *Server) changeSubscription(subscribe bool, manage bool) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		want := subscribe
+		if manage {
+			want = r.PostFormValue("action") == "subscribe"
+		}
+		p, err := s.app.SetSubscriptionByToken(r.Context(), param(r, "token"), want)
+		if err != nil {
+			return s.pageError(w, r, err)
+		}
+		if manage {
+			renderPage(w, http.StatusOK, managePage(p))
+			return nil
+		}
+		msg := p.Email + " will no longer receive these emails."
+		title := "You are unsubscribed"
+		if want {
+			title, msg = "You are subscribed", p.Email+" will receive these emails."
+		}
+		renderPage(w, http.StatusOK, page{Title: title, Message: msg, Project: p.ProjectName})
+		return nil
+	}
+}

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// templateBody is the body of POST and PATCH /templates.
+type templateBody struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Subject     *string `json:"subject"`
+	Body        *string `json:"body"`
+	From        *string `json:"from"`
+	FromName    *string `json:"fromName"`
+	ReplyTo     *string `json:"replyTo"`
+	Type        *string `json:"type"`
+}
+
+func (b templateBody) input() app.TemplateInput {
+	return app.TemplateInput{Name: b.Name, Description: b.Description, Subject: b.Subject, Body: b.Body,
+		From: b.From, FromName: b.FromName, ReplyTo: b.ReplyTo, Type: b.Type}
+}
+
+// listTemplates serves GET /templates.
+func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	page, err := s.app.ListTemplates(r.Context(), projectID(r), app.TemplateQuery{
+		Limit: limitParam(r), Cursor: q.Get("cursor"), Search: q.Get("search"), Type: q.Get("type"),
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// createTemplate serves POST /templates.
+func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) error {
+	var b templateBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	t, err := s.app.CreateTemplate(r.Context(), projectID(r), b.input())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, t)
+	return nil
+}
+
+// getTemplate serves GET /templates/{id}.
+func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.app.GetTemplate(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+// updateTemplate serves PATCH /templates/{id}.
+func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) error {
+	var b templateBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	t, err := s.app.UpdateTemplate(r.Context(), projectID(r), param(r, "id"), b.input())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+// deleteTemplate serves DELETE /templates/{id}.
+func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.app.DeleteTemplate(r.Context(), projectID(r), param(r, "id")); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}
+
+// duplicateTemplate serves POST /templates/{id}/duplicate: 201 with the copy.
+func (s *Server) duplicateTemplate(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.app.DuplicateTemplate(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, t)
+	return nil
+}
+
+// templateUsage serves GET /templates/{id}/usage.
+func (s *Server) templateUsage(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.app.GetTemplateUsage(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, u)
+	return nil
+}
