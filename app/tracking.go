@@ -21,26 +21,29 @@ var hrefPattern = regexp.MustCompile(`(?i)(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?
 
 // instrument rewrites a message's links into signed click redirects and
 // adds an open pixel. Links to Herald itself (unsubscribe, manage) are left
-// alone, so that they work even where redirects are blocked.
+// alone, so that they work even where redirects are blocked. One pass over
+// the body: it runs once per recipient.
 func (a *App) instrument(ctx context.Context, emailID, body string) (string, error) {
 	base := strings.TrimSuffix(a.baseURL, "/")
-	var signErr error
-	out := hrefPattern.ReplaceAllStringFunc(body, func(tag string) string {
-		m := hrefPattern.FindStringSubmatch(tag)
-		target := html.UnescapeString(m[3])
+	var b strings.Builder
+	b.Grow(len(body) + len(body)/4 + 256)
+	last := 0
+	for _, m := range hrefPattern.FindAllStringSubmatchIndex(body, -1) {
+		urlStart, urlEnd := m[6], m[7]
+		target := html.UnescapeString(body[urlStart:urlEnd])
 		if strings.HasPrefix(target, base+"/") {
-			return tag
+			continue
 		}
 		tok, err := a.SignToken(ctx, TokenClick, emailID+"\n"+target)
 		if err != nil {
-			signErr = err
-			return tag
+			return "", err
 		}
-		return m[1] + m[2] + base + "/t/c/" + tok + m[4]
-	})
-	if signErr != nil {
-		return "", signErr
+		b.WriteString(body[last:urlStart])
+		b.WriteString(base + "/t/c/" + tok)
+		last = urlEnd
 	}
+	b.WriteString(body[last:])
+	out := b.String()
 	tok, err := a.SignToken(ctx, TokenOpen, emailID)
 	if err != nil {
 		return "", err

@@ -23,7 +23,7 @@ import (
 
 // verifiedDomain adds a sending domain, publishes the DKIM record POST
 // /domains returned in the test's DNS server, and verifies it.
-func verifiedDomain(t *testing.T, e *webtest.Env, domain string) {
+func verifiedDomain(t testing.TB, e *webtest.Env, domain string) {
 	t.Helper()
 	r := e.Secret("POST", "/domains", map[string]any{"domain": domain})
 	if r.Status != 201 && r.Status != 200 {

@@ -23,33 +23,38 @@ import (
 // empty httprouter handler that decodes the same JSON body; the README
 // reports BenchmarkTrackFullStack as a ratio to it (bench/track.sh).
 
-const trackClients = 64
+const benchClients = 64
 
-func trackBody(i int64) []byte {
-	b, _ := json.Marshal(map[string]any{
+func trackBody(i int64) any {
+	return map[string]any{
 		"email": fmt.Sprintf("user%d@example.com", i%5000),
 		"event": "page-viewed",
 		"data":  map[string]any{"plan": "pro", "visits": i % 100, "path": "/pricing"},
-	})
+	}
+}
+
+func jsonBytes(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
 	return b
 }
 
-type trackTarget struct {
-	url    string
-	key    string
-	client *http.Client
+// loadPOST sends b.N requests from benchClients goroutines and reports
+// req/s and p99 latency.
+func loadPOST(b *testing.B, e *webtest.Env, path, key string, body func(int64) any) {
+	loadURL(b, e.Server.URL+path, key, body)
 }
 
-// loadTrack sends b.N requests from trackClients goroutines and reports
-// req/s and p99 latency.
-func loadTrack(b *testing.B, t trackTarget) {
-	var next atomic.Int64
-	lat := make([][]time.Duration, trackClients)
-	var failed atomic.Int64
+func loadURL(b *testing.B, url, key string, body func(int64) any) {
+	client := benchClient()
+	var next, failed atomic.Int64
+	lat := make([][]time.Duration, benchClients)
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	start := time.Now()
-	for c := 0; c < trackClients; c++ {
+	for c := 0; c < benchClients; c++ {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
@@ -58,8 +63,9 @@ func loadTrack(b *testing.B, t trackTarget) {
 				if i > int64(b.N) {
 					return
 				}
+				payload := jsonBytes(body(i))
 				t0 := time.Now()
-				if !sendTrack(t, trackBody(i)) {
+				if doPOST(client, url, key, payload) != http.StatusOK {
 					failed.Add(1)
 				}
 				lat[c] = append(lat[c], time.Since(t0))
@@ -78,23 +84,23 @@ func loadTrack(b *testing.B, t trackTarget) {
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-func sendTrack(t trackTarget, body []byte) bool {
-	req, _ := http.NewRequest("POST", t.url, bytes.NewReader(body))
+func doPOST(client *http.Client, url, key string, body []byte) int {
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+t.key)
-	resp, err := t.client.Do(req)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := client.Do(req)
 	if err != nil {
-		return false
+		return 0
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	return resp.StatusCode
 }
 
 func benchClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = trackClients
-	tr.MaxConnsPerHost = trackClients
+	tr.MaxIdleConnsPerHost = benchClients
+	tr.MaxConnsPerHost = benchClients
 	return &http.Client{Transport: tr}
 }
 
@@ -104,7 +110,7 @@ func benchClient() *http.Client {
 // before the answer.
 func BenchmarkTrackFullStack(b *testing.B) {
 	e := webtest.New(b, webtest.Options{RateLimit: 1 << 30, NoWorkers: true})
-	loadTrack(b, trackTarget{url: e.Server.URL + "/v1/track", key: e.Project.Public, client: benchClient()})
+	loadPOST(b, e, "/v1/track", e.Project.Public, trackBody)
 }
 
 // BenchmarkTrackBaseline is the ceiling: an httprouter handler that only
@@ -122,5 +128,5 @@ func BenchmarkTrackBaseline(b *testing.B) {
 	})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
-	loadTrack(b, trackTarget{url: srv.URL + "/v1/track", key: "x", client: benchClient()})
+	loadURL(b, srv.URL+"/v1/track", "x", trackBody)
 }

@@ -17,11 +17,11 @@ func writeAttachment(b *bytes.Buffer, a *Attachment) {
 	mediaType, params := attachmentType(a.ContentType)
 	h.word(mediaType + ";")
 	for _, k := range slices.Sorted(maps.Keys(params)) {
-		param(&h, k, params[k], false)
+		param(&h, k, params[k], ";")
 	}
 	// name= is obsolete (RFC 2183 moved it to filename=) but older clients
 	// still read only this one.
-	param(&h, "name", a.Filename, true)
+	fileParam(&h, "name", a.Filename)
 	_ = h.end() // parameters are folded or split, never too long
 	b.WriteString("Content-Transfer-Encoding: base64\r\n")
 	if a.ContentID != "" {
@@ -35,7 +35,7 @@ func writeAttachment(b *bytes.Buffer, a *Attachment) {
 	} else {
 		h.word("attachment;")
 	}
-	param(&h, "filename", a.Filename, true)
+	fileParam(&h, "filename", a.Filename)
 	_ = h.end()
 	b.WriteString("\r\n")
 	writeBase64(b, a.Content)
@@ -55,22 +55,27 @@ func attachmentType(ct string) (string, map[string]string) {
 	return mediaType, params
 }
 
-// param writes one "; key=value" parameter. Printable ASCII is sent as a
-// token or a quoted-string; anything else uses RFC 2231 (charset, percent
-// encoding, and continuations so that long names still fold).
-func param(h *headerLine, key, value string, last bool) {
-	sep := ";"
-	if last {
-		sep = ""
-	}
-	switch {
-	case isToken(value):
+// param writes one "key=value" parameter followed by sep, as a token
+// when it can be one.
+func param(h *headerLine, key, value, sep string) {
+	if isToken(value) {
 		h.word(key + "=" + value + sep)
-	case plainASCII(value) && !strings.ContainsRune(value, '\t'):
-		h.word(key + `="` + quote(value) + `"` + sep)
-	default:
-		extendedParam(h, key, value, sep)
+		return
 	}
+	fileParam(h, key, value)
+	h.b.WriteString(sep)
+	h.col += len(sep)
+}
+
+// fileParam writes a parameter as a quoted-string, as mailers
+// conventionally send filenames, when it is printable ASCII, and in RFC 2231
+// form (charset, percent encoding, continuations) otherwise.
+func fileParam(h *headerLine, key, value string) {
+	if plainASCII(value) && !strings.ContainsRune(value, '\t') {
+		h.word(key + `="` + quote(value) + `"`)
+		return
+	}
+	extendedParam(h, key, value, "")
 }
 
 // extendedParam writes key*=utf-8”... (RFC 2231), split into continuations

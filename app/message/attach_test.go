@@ -104,7 +104,7 @@ func TestBase64Lines(t *testing.T) {
 	m := baseMessage()
 	m.Attachments = []Attachment{{Filename: "a.bin", ContentType: "application/octet-stream", Content: randomBytes(t, 57*3+1)}}
 	raw := mustBuild(t, m)
-	_, body, _ := bytes.Cut(raw, []byte("filename=a.bin\r\n\r\n"))
+	_, body, _ := bytes.Cut(raw, []byte("filename=\"a.bin\"\r\n\r\n"))
 	lines := strings.Split(string(body), "\r\n")
 	for i, want := range []int{76, 76, 76, 4} {
 		if len(lines[i]) != want {

@@ -11,7 +11,7 @@ import (
 
 // writeHeaders writes the top-level header and the blank line after it.
 // Herald's fields come first; custom fields follow in name order, so the
-// same input always gives the same bytes.
+// same input always gives the same bytes. The only error is ErrLineTooLong.
 func writeHeaders(b *bytes.Buffer, m *Message, l layout, base string) error {
 	date := m.Date
 	if date.IsZero() {
@@ -21,36 +21,35 @@ func writeHeaders(b *bytes.Buffer, m *Message, l layout, base string) error {
 	if id == "" {
 		id = NewMessageID(domainOf(m.From.Email))
 	}
-	err := firstErr(
-		simpleHeader(b, "Date", date.Format(time.RFC1123Z)),
-		addressHeader(b, "From", m.From),
-		addressHeader(b, "To", m.To...),
-	)
-	if m.ReplyTo != nil {
-		err = firstErr(err, addressHeader(b, "Reply-To", *m.ReplyTo))
+	var err error
+	keep := func(e error) {
+		if err == nil {
+			err = e
+		}
 	}
-	h := beginHeader(b, "Subject")
-	h.unstructured(stripLines(m.Subject))
-	err = firstErr(err, h.end(), simpleHeader(b, "Message-ID", id))
-	err = firstErr(err, unsubscribeHeaders(b, m))
+	keep(simpleHeader(b, "Date", date.Format(time.RFC1123Z)))
+	keep(addressHeader(b, "From", m.From))
+	keep(addressHeader(b, "To", m.To...))
+	if m.ReplyTo != nil {
+		keep(addressHeader(b, "Reply-To", *m.ReplyTo))
+	}
+	keep(textHeader(b, "Subject", m.Subject))
+	keep(simpleHeader(b, "Message-ID", id))
+	keep(unsubscribeHeaders(b, m))
 	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
-		h := beginHeader(b, name)
-		h.unstructured(stripLines(m.Headers[name]))
-		err = firstErr(err, h.end())
+		keep(textHeader(b, name, m.Headers[name]))
 	}
 	b.WriteString("MIME-Version: 1.0\r\n")
-	err = firstErr(err, multipartHeader(b, l.top(), base))
+	keep(multipartHeader(b, l.top(), base))
 	b.WriteString("\r\n")
 	return err
 }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// textHeader writes a free-text field such as Subject.
+func textHeader(b *bytes.Buffer, name, value string) error {
+	h := beginHeader(b, name)
+	h.unstructured(stripLines(value))
+	return h.end()
 }
 
 // simpleHeader writes an ASCII value Herald made itself, folded at spaces.

@@ -16,7 +16,9 @@ const wrapAt = 76
 // at 76 characters (a longer word, such as a URL, stays whole). Lines end in
 // LF; Build turns them into CRLF.
 func HTMLToText(src string) string {
-	t := textWriter{linkStart: -1, out: make([]byte, 0, len(src)/2)}
+	// Derived text is rarely longer than its source: tags outweigh the "- "
+	// and " (url)" it adds.
+	t := textWriter{linkStart: -1, out: make([]byte, 0, len(src))}
 	for i := 0; i < len(src); {
 		lt := strings.IndexByte(src[i:], '<')
 		if lt < 0 {
@@ -31,10 +33,66 @@ func HTMLToText(src string) string {
 
 // data handles character data between tags.
 func (t *textWriter) data(s string) {
-	if s == "" || t.skip != "" || t.inHead {
+	if s == "" || t.inHead {
 		return
 	}
-	t.text(html.UnescapeString(s)) // returns s itself when there is no "&"
+	for {
+		amp := strings.IndexByte(s, '&')
+		if amp < 0 {
+			t.text(s)
+			return
+		}
+		t.text(s[:amp])
+		ref := entityRef(s[amp:])
+		t.text(entity(ref))
+		s = s[amp+len(ref):]
+	}
+}
+
+// entityRef returns the character reference at the start of s ("&amp;",
+// "&#233;", or a lone "&"): the "&", up to 32 name characters and the ";".
+func entityRef(s string) string {
+	i := 1
+	for i < len(s) && i <= 32 && (isLetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '#') {
+		i++
+	}
+	if i < len(s) && s[i] == ';' {
+		i++
+	}
+	return s[:i]
+}
+
+// entity decodes one character reference. The references email HTML uses
+// most are decoded here without allocating; the rest go to html, which
+// knows all of them (and the legacy forms without ";").
+func entity(ref string) string {
+	switch ref {
+	case "&amp;":
+		return "&"
+	case "&lt;":
+		return "<"
+	case "&gt;":
+		return ">"
+	case "&quot;":
+		return `"`
+	case "&#39;", "&apos;":
+		return "'"
+	case "&rsquo;":
+		return "\u2019"
+	case "&nbsp;":
+		return "\u00a0"
+	case "&zwnj;":
+		return "\u200c"
+	case "&mdash;":
+		return "\u2014"
+	case "&ndash;":
+		return "\u2013"
+	case "&hellip;":
+		return "\u2026"
+	case "&copy;":
+		return "\u00a9"
+	}
+	return html.UnescapeString(ref)
 }
 
 // markup handles the construct starting with "<" at src[i] and returns the
@@ -53,11 +111,11 @@ func (t *textWriter) markup(src string, i int) int {
 		return after(src, i, ">")
 	case rest[0] == '/':
 		name := tagName(rest[1:])
-		t.endTag(strings.ToLower(name))
+		t.endTag(lowerTag(name))
 		return after(src, i, ">")
 	case isLetter(rest[0]):
 		name := tagName(rest)
-		tag := tagInfo{name: strings.ToLower(name)}
+		tag := tagInfo{name: lowerTag(name)}
 		end := tag.scanAttrs(src, i+1+len(name))
 		t.startTag(tag)
 		if rawText(tag.name) && !tag.selfClosing {
@@ -92,6 +150,17 @@ func tagName(s string) string {
 		}
 	}
 	return s
+}
+
+// lowerTag lower-cases a tag name, returning it untouched (and without the
+// cost of strings.ToLower's general path) in the usual all-lower case.
+func lowerTag(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(name)
+		}
+	}
+	return name
 }
 
 // rawText elements hold text that is not HTML; their content is dropped.
@@ -196,7 +265,9 @@ func (t *textWriter) startTag(tag tagInfo) {
 	case "a":
 		t.href, t.linkStart, t.inLink = linkTarget(tag.href), -1, true
 	case "img":
-		t.data(tag.alt)
+		if !t.inHead {
+			t.text(tag.alt) // already decoded
+		}
 	default:
 		t.breakLines(blockBreaks(tag.name))
 	}

@@ -41,6 +41,7 @@ func TestHTMLToText(t *testing.T) {
 		{"unterminated tag", "a<div class=", "a"},
 		{"self-closing", "<img alt='Logo'/><br/>x", "Logo\nx"},
 		{"entity in attribute", `<a href="https://x.example/?a=1&amp;b=2">l</a>`, "l (https://x.example/?a=1&b=2)"},
+		{"entity forms", "&amp;amp; &AMP; &copy 2025 &#150; &#x41;&#65; &rsquo;&bogus; &notit; & done &", "&amp; & \u00a9 2025 \u2013 AA \u2019&bogus; \u00acit; & done &"},
 		{"javascript link", `<a href="javascript:void(0)">Click</a>`, "Click"},
 	}
 	for _, c := range cases {

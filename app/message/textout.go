@@ -14,7 +14,6 @@ type textWriter struct {
 	space    bool   // a space is due before the next character
 	newlines int    // line breaks due before the next character
 	prefix   string // written after the breaks, such as "- " for <li>
-	skip     string // the raw-text element being dropped (script, style...)
 	inHead   bool
 	pre      int // depth of <pre>, where whitespace is kept
 
@@ -29,6 +28,16 @@ func (t *textWriter) breakLines(n int) { t.newlines = max(t.newlines, n) }
 func (t *textWriter) text(s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c > ' ' && c < 0x7f { // a run of visible ASCII is copied at once
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
+				j++
+			}
+			t.flush()
+			t.out = append(t.out, s[i:j]...)
+			i = j
+			continue
+		}
 		if c < utf8.RuneSelf {
 			i++
 			t.ascii(c)
@@ -124,30 +133,52 @@ func (t *textWriter) finish() string {
 	return string(t.out)
 }
 
-// wrap breaks lines longer than width at their last space before the limit,
-// in place: a space simply becomes a newline. Width counts runes.
+// wrap breaks lines longer than width runes at their last space before the
+// limit, in place: a space simply becomes a newline. A word longer than
+// width, such as a URL, is not split; the line breaks after it.
 func wrap(b []byte, width int) {
-	col, lastSpace, colAtSpace := 0, -1, 0
-	for i := 0; i < len(b); {
-		c := b[i]
-		size := 1
-		if c >= utf8.RuneSelf {
-			_, size = utf8.DecodeRune(b[i:])
+	for len(b) > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			wrapLine(b, width)
+			return
 		}
-		switch {
-		case c == '\n':
-			col, lastSpace = 0, -1
-			i++
-			continue
-		case c == ' ':
-			lastSpace, colAtSpace = i, col+1
-		}
-		col++
-		if col > width && lastSpace >= 0 {
-			b[lastSpace] = '\n'
-			col -= colAtSpace
-			lastSpace = -1
-		}
-		i += size
+		wrapLine(b[:nl], width)
+		b = b[nl+1:]
 	}
+}
+
+func wrapLine(line []byte, width int) {
+	for len(line) > width { // a line of at most width bytes has at most width runes
+		cut := runeOffset(line, width)
+		if cut == len(line) {
+			return
+		}
+		i := cut // a space right after width runes is the ideal break
+		if line[cut] != ' ' {
+			i = bytes.LastIndexByte(line[:cut], ' ')
+		}
+		if i <= 0 { // no space to break at before the limit: break after the word
+			j := bytes.IndexByte(line[cut:], ' ')
+			if j < 0 {
+				return
+			}
+			i = cut + j
+		}
+		line[i] = '\n'
+		line = line[i+1:]
+	}
+}
+
+// runeOffset returns the byte offset of rune n of b, or len(b).
+func runeOffset(b []byte, n int) int {
+	for i := range b {
+		if utf8.RuneStart(b[i]) {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	return len(b)
 }

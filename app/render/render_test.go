@@ -24,8 +24,10 @@ func testVars() map[string]any {
 		"multi":      "line one\r\nline two\nthree\rfour",
 		"with space": "spaced",
 	}
+	// As the send paths build them: the contact's data with the values
+	// Herald fills in laid over it. "data" is bound by the renderer.
 	vars := map[string]any{"email": "ann@example.com", "id": "c1", "herald_id": "c1",
-		"herald_email": "ann@example.com", "unsubscribeUrl": "https://h.test/u?a=1&b=2", "data": data}
+		"herald_email": "ann@example.com", "unsubscribeUrl": "https://h.test/u?a=1&b=2"}
 	for k, v := range data {
 		vars[k] = v
 	}
@@ -86,6 +88,14 @@ func TestRender(t *testing.T) {
 				t.Errorf("Render(%q)\n got %q\nwant %q", c.tpl, got, c.want)
 			}
 		})
+	}
+}
+
+func TestContactKeyNamedData(t *testing.T) {
+	vars := map[string]any{"data": "own value", "name": "Ann"}
+	got, err := NewRenderer().Render("{{ data.data }} {{ data.name }} {{ name }}", vars, HTML)
+	if err != nil || got != "own value Ann Ann" {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }
 

@@ -39,6 +39,14 @@ type Env struct {
 	Project app.Project
 	cancel  context.CancelFunc
 	done    chan struct{}
+	runCtx  context.Context
+}
+
+// StartWorkers runs the job dispatcher of an Env made with NoWorkers.
+func (e *Env) StartWorkers() {
+	done := make(chan struct{})
+	e.done = done
+	go func() { defer close(done); _ = e.App.Run(e.runCtx) }()
 }
 
 // Options adjust an Env.
@@ -73,10 +81,11 @@ func New(t testing.TB, o Options) *Env {
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}}))
+	e.runCtx = ctx
 	if o.NoWorkers {
 		close(e.done)
 	} else {
-		go func() { defer close(e.done); _ = e.App.Run(ctx) }()
+		e.StartWorkers()
 	}
 	t.Cleanup(e.stop)
 	if e.Project, err = e.App.CreateProject(ctx, "Test project"); err != nil {

@@ -1,0 +1,95 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Audience SQL varies with the shape of a client's tree, so it runs
+// unprepared: the statement caches of the reader pool and of the writer
+// keep every text they prepare for the connection's lifetime, and would
+// grow without bound.
+
+func queryAdhoc(ctx context.Context, q Querier, query string, args ...any) (*sql.Rows, error) {
+	switch v := q.(type) {
+	case readQuerier:
+		return v.db.reader.QueryContext(ctx, query, args...)
+	case *Tx:
+		return v.conn.QueryContext(ctx, query, args...)
+	}
+	return q.Query(ctx, query, args...)
+}
+
+func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *sql.Row {
+	switch v := q.(type) {
+	case readQuerier:
+		return v.db.reader.QueryRowContext(ctx, query, args...)
+	case *Tx:
+		return v.conn.QueryRowContext(ctx, query, args...)
+	}
+	return q.QueryRow(ctx, query, args...)
+}
+
+// CountAudience counts the audience's contacts.
+func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
+	set, args := a.setSQL("", "")
+	var n int
+	err := queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
+	return n, err
+}
+
+// AudiencePage returns contacts of the audience, newest first, skipping
+// offset of them: the page lists of GET /segments/{id}/contacts.
+func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
+	set, args := a.setSQL("", "")
+	query := `SELECT ` + contactColumns + ` FROM contacts WHERE project_id = ? AND id IN (` + set + `)
+		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
+	args = append(append([]any{a.ProjectID}, args...), limit, offset)
+	rows, err := queryAdhoc(ctx, q, query, args...)
+	return collect(rows, err, scanContact)
+}
+
+// AudienceBatch returns up to limit contacts of the audience whose id is
+// greater than after ("" to start), in id order: keyset batches for a
+// fan-out. The bound is pushed into every index read, so a batch costs its
+// own size for tests on equality, not the size of the whole audience.
+func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, limit int) ([]Contact, error) {
+	set, args := a.setSQL(">", after)
+	query := `SELECT ` + contactColumns + ` FROM contacts WHERE id IN (` + set + ` ORDER BY 1 LIMIT ?) ORDER BY id`
+	rows, err := queryAdhoc(ctx, q, query, append(args, limit)...)
+	return collect(rows, err, scanContact)
+}
+
+// AudienceHas reports whether one contact belongs to the audience: every
+// read becomes a point lookup on that contact's id.
+func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (bool, error) {
+	set, args := a.setSQL("=", contactID)
+	var ok bool
+	err := queryRowAdhoc(ctx, q, `SELECT EXISTS (`+set+`)`, args...).Scan(&ok)
+	return ok, err
+}
+
+// AudienceIDs returns the ids of the audience's contacts, in id order.
+func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
+	set, args := a.setSQL("", "")
+	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) ORDER BY 1`, args...)
+	return collect(rows, err, scanString)
+}
+
+// ExplainAudienceCount returns SQLite's plan for CountAudience, one line
+// per step, so that tests can check which indexes a count reads.
+func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) ([]string, error) {
+	set, args := a.setSQL("", "")
+	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM (`+set+`)`, args...)
+	return collect(rows, err, func(s scanner) (string, error) {
+		var id, parent, unused int
+		var detail string
+		err := s.Scan(&id, &parent, &unused, &detail)
+		return detail, err
+	})
+}
+
+func scanString(s scanner) (string, error) {
+	var v string
+	return v, s.Scan(&v)
+}

@@ -1,0 +1,281 @@
+package storage
+
+import "strings"
+
+// The condition compiler. A tree becomes set algebra over contact ids:
+// each test is a SELECT of the ids it selects, read from an index in id
+// order (contact_values, events_by_name_contact, segment_members,
+// contacts_by_project_id); a group INTERSECTs its tests and EXCEPTs its
+// negated ones; OR trees UNION their groups. SQLite merges such sorted
+// streams without a lookup per contact, which is what keeps a count over a
+// million contacts in the tens of milliseconds for one indexed test.
+
+// setBuilder writes the SQL of a set of contact ids: a SELECT, or a
+// compound of SELECTs, whose single column cid holds distinct ids.
+type setBuilder struct {
+	sql       strings.Builder
+	args      []any
+	projectID string
+	// bound restricts every read to ids after (">") or equal to ("=")
+	// boundID: restricting each operand restricts the whole set, and lets
+	// every index range start at the bound.
+	boundOp string
+	boundID string
+}
+
+func (b *setBuilder) write(parts ...string) {
+	for _, p := range parts {
+		b.sql.WriteString(p)
+	}
+}
+
+// arg binds a value and returns its placeholder.
+func (b *setBuilder) arg(v any) string {
+	b.args = append(b.args, v)
+	return "?"
+}
+
+// bound writes the id restriction for a read whose id column is col.
+func (b *setBuilder) bound(col string) {
+	if b.boundOp != "" {
+		b.write(" AND ", col, " ", b.boundOp, " ", b.arg(b.boundID))
+	}
+}
+
+// operand is one member of a group's compound: a test, a nested OR tree,
+// or every contact (the base a group of only negations subtracts from).
+type operand struct {
+	test  *Test
+	match *Match
+}
+
+// isUnion reports whether a tree is a union of several groups; anything
+// else is an intersection and can be merged into its parent group.
+func isUnion(m *Match) bool { return m.Any && len(m.Groups) > 1 }
+
+func (b *setBuilder) writeMatch(m *Match) {
+	if !isUnion(m) {
+		b.writeGroup(flatten(m, nil, nil))
+		return
+	}
+	for i := range m.Groups {
+		if i > 0 {
+			b.write(" UNION ")
+		}
+		pos, neg := flatten(&Match{Groups: m.Groups[i : i+1]}, nil, nil)
+		if len(pos) == 1 && len(neg) == 0 {
+			b.writeOperand(pos[0])
+			continue
+		}
+		b.write("SELECT cid FROM (")
+		b.writeGroup(pos, neg)
+		b.write(")")
+	}
+}
+
+// flatten gathers the operands of an intersection. Nested intersections
+// join their parent: A AND (B AND NOT C) is A INTERSECT B EXCEPT C.
+func flatten(m *Match, pos, neg []operand) ([]operand, []operand) {
+	for gi := range m.Groups {
+		g := &m.Groups[gi]
+		for ti := range g.Tests {
+			t := &g.Tests[ti]
+			if t.Not {
+				neg = append(neg, operand{test: t})
+			} else {
+				pos = append(pos, operand{test: t})
+			}
+		}
+		switch {
+		case g.Nested == nil:
+		case isUnion(g.Nested):
+			pos = append(pos, operand{match: g.Nested})
+		default:
+			pos, neg = flatten(g.Nested, pos, neg)
+		}
+	}
+	return pos, neg
+}
+
+// writeGroup writes P1 INTERSECT P2 ... EXCEPT N1 EXCEPT N2 ...; SQLite
+// evaluates compound operators left to right, which is exactly that.
+func (b *setBuilder) writeGroup(pos, neg []operand) {
+	if len(pos) == 0 {
+		b.writeAll()
+	}
+	for i, p := range pos {
+		if i > 0 {
+			b.write(" INTERSECT ")
+		}
+		b.writeOperand(p)
+	}
+	for _, n := range neg {
+		b.write(" EXCEPT ")
+		b.writeOperand(n)
+	}
+}
+
+func (b *setBuilder) writeOperand(o operand) {
+	if o.match != nil {
+		b.write("SELECT cid FROM (")
+		b.writeMatch(o.match)
+		b.write(")")
+		return
+	}
+	b.writeTest(o.test)
+}
+
+// writeAll writes every contact of the project.
+func (b *setBuilder) writeAll() {
+	b.write("SELECT id AS cid FROM contacts WHERE project_id = ", b.arg(b.projectID))
+	b.bound("id")
+}
+
+// writeTest writes the positive set of a test; Not is the caller's EXCEPT.
+func (b *setBuilder) writeTest(t *Test) {
+	switch t.Source {
+	case SourceContact:
+		b.contactTest(t)
+	case SourceData:
+		b.dataTest(t)
+	case SourceEvent:
+		b.eventTest(t)
+	case SourceMembers:
+		b.write("SELECT contact_id AS cid FROM segment_members WHERE segment_id = ", b.arg(t.Segment))
+		b.bound("contact_id")
+	case SourceMatch:
+		b.write("SELECT cid FROM (")
+		b.writeMatch(t.Match)
+		b.write(")")
+	default: // SourceNone
+		b.write("SELECT id AS cid FROM contacts WHERE 0")
+	}
+}
+
+// comparison is the SQL operator of an ordering Op.
+func comparison(op Op) string {
+	switch op {
+	case OpGreater:
+		return ">"
+	case OpGreaterEq:
+		return ">="
+	case OpLess:
+		return "<"
+	case OpLessEq:
+		return "<="
+	}
+	return "="
+}
+
+func columnName(c Column) string {
+	switch c {
+	case ColumnEmail:
+		return "email"
+	case ColumnSubscribed:
+		return "subscribed"
+	case ColumnCreatedAt:
+		return "created_at"
+	}
+	return "updated_at"
+}
+
+// contactTest reads contacts_by_project_id (email needs the row).
+func (b *setBuilder) contactTest(t *Test) {
+	col := columnName(t.Column)
+	value := t.Value
+	if ms, ok := dateMillis(value); ok {
+		value = ms
+	}
+	b.write("SELECT id AS cid FROM contacts WHERE project_id = ", b.arg(b.projectID))
+	if t.Op == OpContains {
+		b.write(" AND instr(", col, ", ", b.arg(value), ") > 0")
+	} else {
+		b.write(" AND ", col, " ", comparison(t.Op), " ", b.arg(value))
+	}
+	b.bound("id")
+}
+
+// dataTest reads contact_values (see migration 00003 for its rows). A
+// contact can have several rows under a key (array elements, a numeric
+// text's two rows), so every test but equality asks for DISTINCT.
+func (b *setBuilder) dataTest(t *Test) {
+	distinct := "DISTINCT "
+	if t.Op == OpEquals {
+		distinct = ""
+	}
+	b.write("SELECT ", distinct, "contact_id AS cid FROM contact_values WHERE project_id = ", b.arg(b.projectID),
+		" AND key = ", b.arg(t.Key))
+	switch ms, isDate := dateMillis(t.Value); {
+	case t.Op == OpExists:
+	case t.Op == OpEquals:
+		b.write(" AND value = ", b.arg(dataScalar(t.Value)))
+	case t.Op == OpContains:
+		b.write(" AND typeof(value) = 'text' AND instr(lower(value), lower(", b.arg(t.Value), ")) > 0")
+	case isDate:
+		// Dates are texts starting YYYY-MM-DD; the range [0, :) holds the
+		// texts that start with a digit. GLOB also keeps out SQLite's own
+		// date words ('now'), and unixepoch is NULL for an invalid date.
+		b.write(" AND value >= '0' AND value < ':' AND value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'",
+			" AND CAST(round(unixepoch(value, 'subsec') * 1000) AS INTEGER) ", comparison(t.Op), " ", b.arg(ms))
+	case t.Op == OpGreater || t.Op == OpGreaterEq:
+		// Numbers sort before every text and blob, so "< ''" keeps the
+		// range on numbers; a less-than range stays on them by itself.
+		b.write(" AND value ", comparison(t.Op), " ", b.arg(t.Value), " AND value < ''")
+	default:
+		b.write(" AND value ", comparison(t.Op), " ", b.arg(t.Value))
+	}
+	b.bound("contact_id")
+}
+
+// dataScalar is a value as contact_values stores it: booleans as text.
+func dataScalar(v any) any {
+	switch v {
+	case true:
+		return "true"
+	case false:
+		return "false"
+	}
+	return v
+}
+
+// eventTest reads events_by_name_contact: the ids come in order from the
+// index, each once per event, hence DISTINCT (free on an ordered scan).
+func (b *setBuilder) eventTest(t *Test) {
+	if t.Op == OpLastBefore {
+		b.write("SELECT contact_id AS cid FROM events WHERE project_id = ", b.arg(b.projectID),
+			" AND name = ", b.arg(t.Key), " AND contact_id IS NOT NULL")
+		b.bound("contact_id")
+		ms, _ := dateMillis(t.Value)
+		b.write(" GROUP BY contact_id HAVING MAX(created_at) < ", b.arg(ms))
+		return
+	}
+	b.write("SELECT DISTINCT contact_id AS cid FROM events WHERE project_id = ", b.arg(b.projectID),
+		" AND name = ", b.arg(t.Key), " AND contact_id IS NOT NULL")
+	if t.Op == OpSince {
+		ms, _ := dateMillis(t.Value)
+		b.write(" AND created_at >= ", b.arg(ms))
+	}
+	b.bound("contact_id")
+}
+
+// setSQL returns the SELECT of the audience's contact ids (column cid),
+// restricted by a bound when boundOp is not empty.
+func (a Audience) setSQL(boundOp, boundID string) (string, []any) {
+	b := &setBuilder{projectID: a.ProjectID, boundOp: boundOp, boundID: boundID}
+	m := a.Match
+	if a.SubscribedOnly {
+		sub := Test{Source: SourceContact, Column: ColumnSubscribed, Op: OpEquals, Value: true}
+		m = &Match{Groups: []MatchGroup{{Tests: []Test{sub}, Nested: m}}}
+	}
+	if m == nil {
+		b.writeAll()
+	} else {
+		b.writeMatch(m)
+	}
+	return b.sql.String(), b.args
+}
+
+// IDsSQL returns a SELECT of the audience's distinct contact ids, in one
+// column named cid, with its arguments: for a caller that materialises an
+// audience with INSERT ... SELECT (a campaign's fan-out).
+func (a Audience) IDsSQL() (query string, args []any) { return a.setSQL("", "") }

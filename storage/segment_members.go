@@ -1,0 +1,81 @@
+package storage
+
+import (
+	"context"
+	"time"
+)
+
+// ContactIDsByEmail maps those of emails that are contacts of the project
+// to their ids.
+func ContactIDsByEmail(ctx context.Context, q Querier, projectID string, emails []string) (map[string]string, error) {
+	rows, err := q.Query(ctx, `SELECT email, id FROM contacts
+		WHERE project_id = ? AND email IN (SELECT value FROM json_each(?))`, projectID, jsonArray(emails))
+	type pair struct{ email, id string }
+	pairs, err := collect(rows, err, func(s scanner) (pair, error) {
+		var p pair
+		return p, s.Scan(&p.email, &p.id)
+	})
+	ids := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		ids[p.email] = p.id
+	}
+	return ids, err
+}
+
+// AddSegmentMembers adds contacts to a segment's member rows and returns
+// how many were not members yet.
+func (tx *Tx) AddSegmentMembers(ctx context.Context, segmentID string, contactIDs []string, now time.Time) (int, error) {
+	n, err := affected(tx.Exec(ctx, `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, created_at)
+		SELECT ?, value, ? FROM json_each(?)`, segmentID, Millis(now), jsonArray(contactIDs)))
+	return int(n), err
+}
+
+// RemoveSegmentMembers removes contacts from a segment's member rows and
+// returns how many were members.
+func (tx *Tx) RemoveSegmentMembers(ctx context.Context, segmentID string, contactIDs []string) (int, error) {
+	n, err := affected(tx.Exec(ctx, `DELETE FROM segment_members
+		WHERE segment_id = ? AND contact_id IN (SELECT value FROM json_each(?))`, segmentID, jsonArray(contactIDs)))
+	return int(n), err
+}
+
+// ClearSegmentMembers removes every member row of a segment.
+func (tx *Tx) ClearSegmentMembers(ctx context.Context, segmentID string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM segment_members WHERE segment_id = ?`, segmentID)
+	return err
+}
+
+// CountSegmentMembers counts a segment's member rows.
+func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM segment_members WHERE segment_id = ?`, segmentID).Scan(&n)
+	return n, err
+}
+
+// SegmentMemberIDs returns the contact ids of a segment's member rows, in order.
+func SegmentMemberIDs(ctx context.Context, q Querier, segmentID string) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT contact_id FROM segment_members WHERE segment_id = ? ORDER BY contact_id`, segmentID)
+	return collect(rows, err, scanString)
+}
+
+// MembershipDiff compares a segment's member rows with an audience: the
+// contacts of the audience without a row (entered), and the rows whose
+// contact is no longer in the audience (left).
+func MembershipDiff(ctx context.Context, q Querier, a Audience, segmentID string) (entered, left []string, err error) {
+	set, args := a.setSQL("", "")
+	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`)
+		EXCEPT SELECT contact_id FROM segment_members WHERE segment_id = ?`, append(args, segmentID)...)
+	if entered, err = collect(rows, err, scanString); err != nil {
+		return nil, nil, err
+	}
+	rows, err = queryAdhoc(ctx, q, `SELECT contact_id FROM segment_members WHERE segment_id = ?
+		EXCEPT SELECT cid FROM (`+set+`)`, append([]any{segmentID}, args...)...)
+	left, err = collect(rows, err, scanString)
+	return entered, left, err
+}
+
+// SegmentMembersAmong returns which of contactIDs have a member row.
+func SegmentMembersAmong(ctx context.Context, q Querier, segmentID string, contactIDs []string) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT contact_id FROM segment_members
+		WHERE segment_id = ? AND contact_id IN (SELECT value FROM json_each(?))`, segmentID, jsonArray(contactIDs))
+	return collect(rows, err, scanString)
+}

@@ -1,0 +1,170 @@
+package web_test
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-msgauth/dkim"
+	"github.com/emersion/go-smtp"
+
+	"github.com/heraldmail/herald/web/webtest"
+)
+
+// The sending benchmarks (bench/send.sh prints their ratios):
+//   - BenchmarkDeliveryQueued: already queued, signed 10 KB messages
+//     delivered into a local go-smtp sink by the delivery lane, against
+//     BenchmarkRawSMTPClient sending the same bytes over as many
+//     connections (3: smtpout's default per destination domain).
+//   - BenchmarkSendEndToEnd: POST /v1/send (one recipient, 10 KB HTML,
+//     RSA-2048 DKIM) until the sink has every message, against
+//     BenchmarkMsgauthSignAllCores, go-msgauth alone signing that message on
+//     all cores: RSA signing is the physical limit of this path.
+//   - BenchmarkSendAccepted: accepted /v1/send requests per second and p99
+//     latency at 64 concurrent clients, delivery paused.
+
+// tenKBHTML is a 10 KB HTML body with a few variables and links.
+func tenKBHTML() string {
+	var b strings.Builder
+	b.WriteString("<html><body><h1>Hello {{name ?? \"there\"}}</h1>")
+	for b.Len() < 10<<10 {
+		b.WriteString(`<p>Herald news for {{email}}: lorem ipsum dolor sit amet, consectetur adipiscing elit. ` +
+			`<a href="https://example.com/articles/42">Read more</a></p>`)
+	}
+	b.WriteString("</body></html>")
+	return b.String()
+}
+
+func sendBenchEnv(b *testing.B, workers bool) *webtest.Env {
+	e := webtest.New(b, webtest.Options{RateLimit: 1 << 30, NoWorkers: !workers})
+	verifiedDomain(b, e, "herald.test")
+	e.RouteMail("example.net")
+	return e
+}
+
+func sendBody(i int, html string) map[string]any {
+	return map[string]any{"to": fmt.Sprintf("user%d@example.net", i), "from": "news@herald.test",
+		"subject": "News {{name ?? \"\"}}", "body": html, "data": map[string]any{"name": "Ada"}}
+}
+
+func BenchmarkDeliveryQueued(b *testing.B) {
+	e := sendBenchEnv(b, false)
+	html := tenKBHTML()
+	for i := 0; i < b.N; i++ {
+		if r := e.Secret("POST", "/v1/send", sendBody(i, html)); r.Status != 200 {
+			b.Fatalf("send: %d %s", r.Status, r.Body)
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	e.StartWorkers()
+	if got := e.Sink.Wait(b.N, 5*time.Minute); len(got) != b.N {
+		b.Fatalf("delivered %d of %d", len(got), b.N)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msg/s")
+}
+
+func BenchmarkRawSMTPClient(b *testing.B) {
+	e := sendBenchEnv(b, true)
+	if r := e.Secret("POST", "/v1/send", sendBody(0, tenKBHTML())); r.Status != 200 {
+		b.Fatal(string(r.Body))
+	}
+	msg := e.Sink.Wait(1, 10*time.Second)[0]
+	const conns = 3
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < conns; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			cl, err := smtp.Dial(e.Sink.Addr)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer cl.Close()
+			for i := c; i < b.N; i += conns {
+				if err := cl.SendMail(msg.From, msg.To, bytes.NewReader(msg.Data)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	if got := e.Sink.Wait(b.N+1, time.Minute); len(got) != b.N+1 {
+		b.Fatalf("sink has %d of %d", len(got), b.N+1)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msg/s")
+}
+
+func BenchmarkSendEndToEnd(b *testing.B) {
+	e := sendBenchEnv(b, true)
+	html := tenKBHTML()
+	client := benchClient()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for c := 0; c < 16; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if status := postJSON(client, e, "/v1/send", sendBody(i, html)); status != 200 {
+					b.Errorf("send: %d", status)
+				}
+			}
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if got := e.Sink.Wait(b.N, 5*time.Minute); len(got) != b.N {
+		b.Fatalf("delivered %d of %d", len(got), b.N)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msg/s")
+}
+
+func BenchmarkMsgauthSignAllCores(b *testing.B) {
+	e := sendBenchEnv(b, true)
+	if r := e.Secret("POST", "/v1/send", sendBody(0, tenKBHTML())); r.Status != 200 {
+		b.Fatal(string(r.Body))
+	}
+	raw := e.Sink.Wait(1, 10*time.Second)[0].Data
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	opts := &dkim.SignOptions{Domain: "herald.test", Selector: "bench", Signer: key, Hash: crypto.SHA256,
+		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed}
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var out bytes.Buffer
+		for pb.Next() {
+			out.Reset()
+			if err := dkim.Sign(&out, bytes.NewReader(raw), opts); err != nil {
+				b.Error(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msg/s")
+}
+
+func BenchmarkSendAccepted(b *testing.B) {
+	e := sendBenchEnv(b, false)
+	html := tenKBHTML()
+	loadPOST(b, e, "/v1/send", e.Project.Secret, func(i int64) any { return sendBody(int(i), html) })
+}
+
+func postJSON(client *http.Client, e *webtest.Env, path string, body any) int {
+	return doPOST(client, e.Server.URL+path, e.Project.Secret, jsonBytes(body))
+}
