@@ -83,6 +83,11 @@ func serve(ctx context.Context, c *config) error {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	stopInbound, err := startInbound(c, a, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan error, 1)
@@ -103,6 +108,7 @@ func serve(ctx context.Context, c *config) error {
 	if shutErr := srv.Shutdown(shutdownCtx); shutErr != nil {
 		log.Warn("shutdown: requests still in flight were cut", "err", shutErr)
 	}
+	stopInbound(shutdownCtx) // before the database closes: sessions may still be recording
 	stopWork()
 	if workErr := <-workDone; workErr != nil {
 		log.Error("workers", "err", workErr)

@@ -25,8 +25,9 @@ type Options struct {
 	Workers        int           // job concurrency; default 4
 	Mailer         Mailer        // hands messages to the network; nil in one-shot commands
 	Delivery       DeliveryOptions
-	InboundHost    string // public host receiving bounces; "" when inbound is off
-	DNS            DNS    // sender-domain checks; *resolver.Client
+	InboundHost    string  // public host receiving bounces; "" when inbound is off
+	DNS            DNS     // sender-domain checks; *resolver.Client
+	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -48,6 +49,7 @@ type App struct {
 
 	dns      DNS
 	renderer *render.Renderer
+	snsCerts *snsCerts
 }
 
 // New wires an App and registers its job handlers. Call Run to start the
@@ -77,6 +79,7 @@ func New(o Options) *App {
 
 		dns:      o.DNS,
 		renderer: render.NewRenderer(),
+		snsCerts: newSNSCerts(o.SNSFetcher),
 	}
 	a.jobs = NewDispatcher(o.DB, o.Clock, o.Log, o.Workers)
 	a.registerJobs()

@@ -102,6 +102,7 @@ type compiler struct {
 	path      string          // where the tree is, for whole-tree errors
 	visiting  map[string]bool // segments being expanded: reaching one is a cycle
 	at        string          // path of the root filter whose reference is expanding
+	depth     int             // how many referenced segments are being expanded
 	tests     int
 	v         Validation
 	err       error // an internal failure
@@ -164,7 +165,9 @@ func (c *compiler) segment(t *storage.Test, id string) {
 	g, err := storage.SegmentByID(c.ctx, c.q, c.projectID, id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		if c.strict {
+		// Only the tree being saved is held to its references; one that a
+		// referenced segment makes is that segment's, and selects nobody.
+		if c.strict && c.depth == 0 {
 			c.v.Add(c.at, "segment_not_found", "No segment "+id+" in this project", id)
 		}
 		return
@@ -181,7 +184,9 @@ func (c *compiler) segment(t *storage.Test, id string) {
 		return
 	}
 	c.visiting[id] = true
+	c.depth++
 	t.Source, t.Match = storage.SourceMatch, c.match(cond)
+	c.depth--
 	delete(c.visiting, id)
 }
 

@@ -42,9 +42,6 @@ func TestApplyCheck(t *testing.T) {
 			if updated := got.UpdatedAt.Equal(now); updated != c.wantUpdated {
 				t.Errorf("updatedAt moved = %v, want %v", updated, c.wantUpdated)
 			}
-			if c.from.CheckStatus[PurposeDKIM] != verified.CheckStatus[PurposeDKIM] && &c.from.CheckStatus == &verified.CheckStatus {
-				t.Error("the input's status map was modified")
-			}
 		})
 	}
 	if verified.CheckStatus[PurposeDKIM] != RecordVerified || len(pending.CheckStatus) != 0 {

@@ -48,9 +48,14 @@ func (a *App) AddDomain(ctx context.Context, projectID string, in AddDomainInput
 	if err != nil {
 		return Domain{}, err
 	}
-	now := a.now()
 	// Key generation (RSA-2048 takes tens of milliseconds) stays outside
-	// the write so that it never holds up other writers.
+	// the write so that it never holds up other writers; a request bound
+	// to conflict is refused before paying for it, and checked again in
+	// the write.
+	if err := checkDomainFree(ctx, a.db.Reader(), projectID, name); err != nil {
+		return Domain{}, err
+	}
+	now := a.now()
 	key, err := dkim.Generate(alg, dkim.NewSelector(now))
 	if err != nil {
 		return Domain{}, err
@@ -61,9 +66,11 @@ func (a *App) AddDomain(ctx context.Context, projectID string, in AddDomainInput
 		if err := checkDomainFree(ctx, tx, projectID, name); err != nil {
 			return err
 		}
-		if d.DKIMSelector, err = freeSelector(ctx, tx, name, key.Selector, d.ID); err != nil {
+		selector, err := freeSelector(ctx, tx, name, key.Selector, d.ID)
+		if err != nil {
 			return err
 		}
+		d.DKIMSelector = selector
 		return tx.InsertDomain(ctx, d)
 	})
 	if err != nil {

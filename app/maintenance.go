@@ -23,6 +23,7 @@ func (a *App) registerJobs() {
 	a.jobs.Register(JobImportContacts, JobHandler{Run: a.runImport, KeepFor: FinishedJobRetention, MaxAttempts: 3})
 	a.jobs.Register(JobBulkContacts, JobHandler{Run: a.runBulk, KeepFor: FinishedJobRetention, MaxAttempts: 3})
 	a.jobs.Register(JobCheckDomains, JobHandler{Run: a.runDomainChecks, Every: DomainCheckInterval, MaxAttempts: 1})
+	a.jobs.Register(JobSegments, JobHandler{Run: a.runSegments, Every: SegmentRefreshEvery, MaxAttempts: 1, Lease: 10 * time.Minute})
 	a.registerDelivery()
 }
 

@@ -70,7 +70,7 @@ func (a *App) Authenticate(ctx context.Context, key string, want KeyKind) (Proje
 	if !WellFormedKey(key) {
 		return Project{}, invalid
 	}
-	p, ok := a.keys.get(key)
+	p, ok, gen := a.keys.get(key)
 	if !ok {
 		var err error
 		p, err = storage.ProjectByKey(ctx, a.db.Reader(), key)
@@ -80,7 +80,7 @@ func (a *App) Authenticate(ctx context.Context, key string, want KeyKind) (Proje
 		if err != nil {
 			return Project{}, err
 		}
-		a.keys.put(key, p)
+		a.keys.put(key, p, gen)
 	}
 	switch {
 	case want == PublicKey && key != p.Public, want == SecretKey && key != p.Secret:
@@ -102,29 +102,39 @@ func wrongKindMessage(want KeyKind) string {
 // keyCache maps keys to their project so that authentication costs no query
 // on the hot path. Only keys that exist are cached, and regeneration removes
 // the old ones on commit, so a replaced key is refused at once.
+//
+// A lookup that read the database before a regeneration committed must not
+// put the old key back after forget removed it: gen counts the forgets, and
+// put only stores what was read in the generation it names.
 type keyCache struct {
-	mu sync.RWMutex
-	m  map[string]Project
+	mu  sync.RWMutex
+	m   map[string]Project
+	gen uint64
 }
 
 func newKeyCache() *keyCache { return &keyCache{m: map[string]Project{}} }
 
-func (c *keyCache) get(key string) (Project, bool) {
+// get returns the cached project, or the generation to pass to put after
+// reading the database.
+func (c *keyCache) get(key string) (p Project, ok bool, gen uint64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	p, ok := c.m[key]
-	return p, ok
+	p, ok = c.m[key]
+	return p, ok, c.gen
 }
 
-func (c *keyCache) put(key string, p Project) {
+func (c *keyCache) put(key string, p Project, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[key] = p
+	if gen == c.gen {
+		c.m[key] = p
+	}
 }
 
 func (c *keyCache) forget(keys ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	for _, k := range keys {
 		delete(c.m, k)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/heraldmail/herald/storage"
 )
@@ -158,7 +159,7 @@ func (a *App) RemoveSegmentMembers(ctx context.Context, projectID, id string, em
 
 // membersChanged records a change of a static segment's members: the
 // exact count, and entry/exit events when the segment is tracked.
-func (a *App) membersChanged(ctx context.Context, tx *storage.Tx, g Segment, entered, left []string, now Time) error {
+func (a *App) membersChanged(ctx context.Context, tx *storage.Tx, g Segment, entered, left []string, now time.Time) error {
 	n, err := storage.CountSegmentMembers(ctx, tx, g.ID)
 	if err != nil {
 		return err

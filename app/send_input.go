@@ -122,8 +122,9 @@ func decodeAttachments(v *Validation, in []AttachmentInput) []message.Attachment
 	for i, a := range in {
 		content, err := base64.StdEncoding.DecodeString(strings.TrimSpace(a.Content))
 		if err != nil {
+			// Keep the item, empty, so later items keep their index in
+			// the attachment checks' field paths.
 			v.Add(fieldPath("attachments", i, "content"), "invalid_string", "Content must be base64", nil)
-			continue
 		}
 		switch a.Disposition {
 		case "", "attachment", "inline":

@@ -25,16 +25,21 @@ CREATE TABLE contacts (
 );
 CREATE INDEX contacts_by_created ON contacts (project_id, created_at, id);
 
+-- Events are the highest-volume writes, so they carry few B-trees: the
+-- table is clustered on (project_id, id), and since ids are UUIDv7 that is
+-- also each project's events in the order they were recorded, which the
+-- newest-first list reads directly. Name and condition lookups use
+-- events_by_name_contact (migration 3); a contact's timeline and the cascade
+-- on contact deletion use events_by_contact.
 CREATE TABLE events (
-    id         TEXT PRIMARY KEY,
     project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+    id         TEXT NOT NULL,
     contact_id TEXT REFERENCES contacts (id) ON DELETE CASCADE,
     name       TEXT NOT NULL,
     data       TEXT NOT NULL DEFAULT '{}',
-    created_at INTEGER NOT NULL
-);
-CREATE INDEX events_by_created ON events (project_id, created_at, id);
-CREATE INDEX events_by_name ON events (project_id, name, created_at);
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
 CREATE INDEX events_by_contact ON events (contact_id, name, created_at);
 
 -- The durable work queue. A job is claimed by setting state 'active' and a

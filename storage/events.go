@@ -51,22 +51,22 @@ const eventFilterSQL = ` FROM events WHERE project_id = ?1
 	AND (?3 = '' OR contact_id = ?3)`
 
 // ListEvents returns up to limit events, newest first, after the cursor.
+// Ids are UUIDv7, so id order is the order events were recorded.
 func ListEvents(ctx context.Context, q Querier, f EventFilter, after *Cursor, limit int) ([]Event, error) {
 	query := `SELECT ` + eventColumns + eventFilterSQL
-	var key int64
-	var id string
+	var afterID any
 	if after != nil {
-		query += ` AND (created_at, id) < (?4, ?5)`
-		key, id = after.Num, after.ID
+		query += ` AND id < ?4`
+		afterID = after.ID
 	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?6`
-	rows, err := q.Query(ctx, query, f.ProjectID, f.Name, f.ContactID, key, id, limit)
+	query += ` ORDER BY id DESC LIMIT ?5`
+	rows, err := q.Query(ctx, query, f.ProjectID, f.Name, f.ContactID, afterID, limit)
 	return collect(rows, err, scanEvent)
 }
 
 // EventCursor is the cursor that continues an event list after e.
 func EventCursor(e Event) Cursor {
-	return Cursor{Sort: "createdAt", Desc: true, Num: Millis(e.CreatedAt), ID: e.ID}
+	return Cursor{Sort: "id", Desc: true, ID: e.ID}
 }
 
 // CountEvents counts the events a filter selects.

@@ -84,16 +84,20 @@ type writeRequest struct {
 // Write runs fn in a write transaction and returns once it has committed.
 //
 // Writes are group-committed: while one transaction runs, the writes that
-// arrive queue up, and the next transaction runs all of them, each inside its
-// own savepoint. An fn that fails rolls back only its own changes; the
-// others commit. Nobody is answered before the commit that holds their
-// write, so durability is the same as one transaction per write, at a
-// fraction of the cost per write under load. With no concurrent writes a
-// transaction holds exactly one fn and starts at once: there is no waiting
-// window.
+// arrive queue up, and the next transaction runs all of them. Nobody is
+// answered before the COMMIT that holds their write, so durability is the
+// same as one transaction per write, at a fraction of the cost per write
+// under load. With no concurrent writes a transaction holds exactly one fn
+// and starts at once: there is no waiting window.
 //
-// fn must be quick and must not wait on the network: it holds the database's
-// only write lock. It may run again never; it is not retried.
+// If any fn of a group fails, the group is rolled back and each of its fns
+// runs again in a transaction of its own, so a failure undoes only its own
+// changes. An fn may therefore run more than once: it must have no effects
+// outside the transaction (use OnCommit for those) and set its results on
+// every run.
+//
+// fn must be quick and must not wait on the network: it holds the
+// database's only write lock.
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
@@ -182,68 +186,68 @@ func (db *DB) failAll(err error) {
 }
 
 func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
+	if !db.commitGroup(ctx, tx, batch) {
+		// Some write failed: run each alone, so that only it fails.
+		for _, req := range batch {
+			db.commitGroup(ctx, tx, []*writeRequest{req})
+		}
+	}
+}
+
+// commitGroup runs writes in one transaction. When every write succeeds it
+// commits and answers them all. When one fails, a group of several is
+// rolled back unanswered and commitGroup reports false; a single write is
+// answered with its error.
+func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bool {
 	if _, err := tx.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		for _, req := range batch {
 			req.done <- fmt.Errorf("storage: begin: %w", err)
 		}
-		return
+		return true
 	}
-	results := make([]error, len(batch))
 	var hooks []func()
-	single := len(batch) == 1
-	for i, req := range batch {
+	for _, req := range batch {
 		tx.onCommit = tx.onCommit[:0]
-		results[i] = runOne(tx, req, single)
-		if results[i] == nil {
-			hooks = append(hooks, tx.onCommit...)
-		}
-	}
-	if single && results[0] != nil {
-		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
-		batch[0].done <- results[0]
-		return
-	}
-	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
-		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
-		for i, req := range batch {
-			if results[i] == nil {
-				results[i] = fmt.Errorf("storage: commit: %w", err)
+		if err := runOne(tx, req); err != nil {
+			_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
+			if len(batch) > 1 {
+				return false
 			}
-			req.done <- results[i]
+			req.done <- err
+			return true
 		}
-		return
+		hooks = append(hooks, tx.onCommit...)
 	}
-	db.markDirty()
-	for _, h := range hooks {
-		h()
+	err := db.commit(ctx, tx)
+	if err == nil {
+		for _, h := range hooks {
+			h()
+		}
 	}
-	for i, req := range batch {
-		req.done <- results[i]
+	for _, req := range batch {
+		req.done <- err
 	}
+	return true
 }
 
-// runOne runs one write. In a batch of several it runs under a savepoint so
-// that its failure undoes only its own changes.
-func runOne(tx *Tx, req *writeRequest, single bool) (err error) {
+func (db *DB) commit(ctx context.Context, tx *Tx) error {
+	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	db.markDirty()
+	return nil
+}
+
+// runOne runs one write, turning a panic into its error.
+func runOne(tx *Tx, req *writeRequest) (err error) {
 	if err := req.ctx.Err(); err != nil {
 		return err
-	}
-	if !single {
-		if _, err := tx.Exec(req.ctx, "SAVEPOINT w"); err != nil {
-			return err
-		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("storage: panic in write: %v\n%s", p, debug.Stack())
 		}
-		if single {
-			return
-		}
-		if err != nil {
-			_, _ = tx.Exec(context.Background(), "ROLLBACK TO w")
-		}
-		_, _ = tx.Exec(context.Background(), "RELEASE w")
 	}()
 	return req.fn(tx)
 }

@@ -84,7 +84,22 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/manage/:token", auth: authNone, handle: s.managePage},
 		{method: "POST", path: "/manage/:token", auth: authNone, handle: s.changeSubscription(false, true)},
 
+		// Internal inbound notifications; the SNS signature authenticates
+		{method: "POST", path: "/webhooks/sns", auth: authNone, handle: s.snsWebhook},
+
 		// Configuration
 		{method: "GET", path: "/config", auth: authNone, handle: s.config},
+
+		// Segments
+		{method: "GET", path: "/segments", auth: authSecret, handle: s.listSegments},
+		{method: "POST", path: "/segments", auth: authSecret, handle: s.createSegment},
+		{method: "GET", path: "/segments/:id", auth: authSecret, handle: s.getSegment},
+		{method: "PATCH", path: "/segments/:id", auth: authSecret, handle: s.updateSegment},
+		{method: "DELETE", path: "/segments/:id", auth: authSecret, handle: s.deleteSegment},
+		{method: "GET", path: "/segments/:id/contacts", auth: authSecret, handle: s.segmentContacts},
+		{method: "POST", path: "/segments/:id/members", auth: authSecret, handle: s.addSegmentMembers},
+		{method: "DELETE", path: "/segments/:id/members", auth: authSecret, handle: s.removeSegmentMembers},
+		{method: "POST", path: "/segments/:id/compute", auth: authSecret, handle: s.computeSegment},
+		{method: "POST", path: "/segments/:id/refresh", auth: authSecret, handle: s.refreshSegment},
 	}
 }

@@ -78,10 +78,10 @@ func fileParam(h *headerLine, key, value string) {
 	extendedParam(h, key, value, "")
 }
 
-// extendedParam writes key*=utf-8”... (RFC 2231), split into continuations
-// key*0*=utf-8”...; key*1*=... of about 60 characters when longer, cut at
-// rune boundaries so that readers decoding segment by segment still see
-// whole characters.
+// extendedParam writes an RFC 2231 parameter (charset utf-8, no language,
+// the value percent-encoded), split into continuations key*0*, key*1*, ...
+// of about 60 characters when longer, cut at rune boundaries so that
+// readers decoding segment by segment still see whole characters.
 func extendedParam(h *headerLine, key, value, sep string) {
 	const segment = 60
 	if len(key)+len("*=utf-8''")+percentLen(value) <= segment {

@@ -102,6 +102,11 @@ func TestBuildHeaders(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+	for i, c := range raw {
+		if c >= 0x80 {
+			t.Fatalf("8-bit byte at %d: %q", i, context(raw, i))
+		}
+	}
 	for _, line := range headerLines(raw) {
 		// Only a lone first word may pass 78 columns.
 		_, value, _ := strings.Cut(line, ": ")
@@ -130,6 +135,9 @@ func TestBuildMessageID(t *testing.T) {
 	m := baseMessage()
 	m.From.Email = "news@Bücher.Example"
 	h, _ := parse(t, mustBuild(t, m))
+	if from := h.Get("From"); from != `"Herald" <news@xn--bcher-kva.example>` {
+		t.Errorf("From = %q, want the domain as A-labels", from)
+	}
 	id := h.Get("Message-ID")
 	if !strings.HasSuffix(id, "@xn--bcher-kva.example>") || !validMessageID(id) {
 		t.Errorf("Message-ID = %q", id)

@@ -65,7 +65,7 @@ func simpleHeader(b *bytes.Buffer, name, value string) error {
 func addressHeader(b *bytes.Buffer, name string, list ...Address) error {
 	h := beginHeader(b, name)
 	for i, a := range list {
-		s := (&mail.Address{Name: stripLines(a.Name), Address: a.Email}).String()
+		s := (&mail.Address{Name: stripLines(a.Name), Address: asciiEmail(a.Email)}).String()
 		if i < len(list)-1 {
 			s += "," // part of the last word, so that it counts when folding
 		}

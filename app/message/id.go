@@ -29,3 +29,19 @@ func idDomain(domain string) string {
 	}
 	return d
 }
+
+// asciiEmail writes an IDN domain of an address as A-labels, so that the
+// header stays 7-bit for receivers without SMTPUTF8. The local part is left
+// as it is: it has no ASCII form.
+func asciiEmail(email string) string {
+	at := strings.LastIndexByte(email, '@')
+	domain := email[at+1:]
+	if plainASCII(domain) {
+		return email
+	}
+	ascii, err := idna.Lookup.ToASCII(domain)
+	if err != nil {
+		return email
+	}
+	return email[:at+1] + ascii
+}

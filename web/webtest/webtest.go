@@ -56,6 +56,9 @@ type Options struct {
 	// InboundHost is app.Options.InboundHost: the bounce host that sender
 	// domains' return-path records point at. "" leaves inbound off.
 	InboundHost string
+	// SNSFetcher is app.Options.SNSFetcher: tests serve their own SNS
+	// signing certificate (see app/sns/snstest).
+	SNSFetcher app.Fetcher
 }
 
 // Start is a time far from any edge, so that tests read well.
@@ -78,7 +81,8 @@ func New(t testing.TB, o Options) *Env {
 		dns, &net.Dialer{}, log)
 	t.Cleanup(func() { mailer.Close() })
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
-		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost})
+		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
+		SNSFetcher: o.SNSFetcher})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}}))
 	e.runCtx = ctx

@@ -1,0 +1,127 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/storage"
+)
+
+// BenchmarkSegmentCount counts segments over HERALD_BENCH_CONTACTS
+// contacts (default 100,000; the issue's target is under 200 ms per count
+// at 1,000,000 on 2 cores): bench/segments.sh runs it at a million. The
+// data is seeded once, in one write, before the sub-benchmarks; every
+// count is a segment refresh's count (compile, then COUNT), reported as
+// ms/count.
+func BenchmarkSegmentCount(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("HERALD_BENCH_CONTACTS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := storage.Open(ctx, dir, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	clock := app.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	a := app.New(app.Options{DB: db, Clock: clock, Log: slog.New(slog.DiscardHandler)})
+	p, err := a.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := seedBench(ctx, db, p.ID, clock.Now(), n); err != nil {
+		b.Fatal(err)
+	}
+	checkpoint(b, dir)
+	b.Logf("seeded %d contacts in %s", n, time.Since(start).Round(time.Millisecond))
+
+	cases := []struct{ name, cond string }{
+		{"data-equals", f("data.plan", "equals", "pro")},
+		{"event-triggered", f("event.purchase", "triggered", nil)},
+		{"event-within", f("event.purchase", "triggeredWithin", 30, "days")},
+		{"data-range", f("data.age", "greaterThan", 40)},
+		{"data-and-event", tree("AND", group(flt("data.plan", "equals", "pro"), flt("event.purchase", "triggered", nil)))},
+		{"data-or-event", tree("OR", group(flt("data.plan", "equals", "pro")), group(flt("event.purchase", "triggered", nil)))},
+		{"not-triggered", f("event.purchase", "notTriggered", nil)},
+		{"subscribed-and-data", tree("AND", group(flt("subscribed", "equals", true), flt("data.plan", "equals", "pro")))},
+	}
+	for _, c := range cases {
+		cond, err := app.ParseCondition(json.RawMessage(c.cond), "condition")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			var count int
+			for b.Loop() {
+				aud, err := a.ConditionAudience(ctx, db.Reader(), p.ID, cond)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if count, err = storage.CountAudience(ctx, db.Reader(), aud); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/count")
+			b.ReportMetric(float64(count), "members")
+		})
+	}
+}
+
+// seedBench inserts n contacts, a tenth with a purchase event and half
+// with a page view, in one write through prepared statements (the
+// contact_values triggers run as they would in production).
+func seedBench(ctx context.Context, db *storage.DB, projectID string, now time.Time, n int) error {
+	plans := []string{"free", "pro", "team", "enterprise"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	return db.Write(ctx, func(tx *storage.Tx) error {
+		for i := range n {
+			id := fmt.Sprintf("%08d-0000-7000-8000-000000000000", i)
+			data := fmt.Sprintf(`{"plan":%q,"age":%d,"country":"de","signup":"2025-%02d-%02dT10:00:00Z","score":%d}`,
+				plans[rng.IntN(4)], rng.IntN(80), 1+rng.IntN(12), 1+rng.IntN(28), rng.IntN(1000))
+			created := storage.Millis(now) - int64(n-i)*1000
+			if _, err := tx.Exec(ctx, `INSERT INTO contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, id, projectID, "user"+strconv.Itoa(i)+"@example.com", rng.IntN(10) > 0,
+				data, created, created); err != nil {
+				return err
+			}
+			for j, name := range []string{"purchase", "page-view"} {
+				if rng.IntN([]int{10, 2}[j]) != 0 {
+					continue
+				}
+				at := storage.Millis(now) - rng.Int64N(int64(90*24*time.Hour/time.Millisecond))
+				if _, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+					VALUES (?, ?, ?, ?, '{}', ?)`, fmt.Sprintf("%s-%d", id, j), projectID, id, name, at); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// checkpoint copies the seed out of the WAL, as the background
+// checkpointer would have by the time anyone counts.
+func checkpoint(b *testing.B, dir string) {
+	w, err := storage.OpenWithoutMigrating(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		b.Fatal(err)
+	}
+}

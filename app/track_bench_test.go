@@ -1,0 +1,55 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/storage"
+)
+
+// BenchmarkTrackWrites is app.Track without HTTP at 64 concurrent callers:
+// the ceiling the group-committing writer puts on /v1/track.
+func BenchmarkTrackWrites(b *testing.B) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, b.TempDir(), storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	a := app.New(app.Options{DB: db, Log: slog.New(slog.DiscardHandler)})
+	p, err := a.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for c := 0; c < 64; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				email, event := fmt.Sprintf("user%d@example.com", i%5000), "page-viewed"
+				_, err := a.Track(ctx, p.ID, app.TrackInput{Email: &email, Event: &event,
+					Data: map[string]any{"plan": "pro", "visits": i % 100}})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "track/s")
+}

@@ -1,0 +1,147 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// segmentBody is the body of POST and PATCH /segments. The condition stays
+// raw: app tells a missing one (400) from a malformed one (422 with paths).
+type segmentBody struct {
+	Name            *string         `json:"name"`
+	Description     *string         `json:"description"`
+	Type            *string         `json:"type"`
+	Condition       json.RawMessage `json:"condition"`
+	TrackMembership *bool           `json:"trackMembership"`
+}
+
+func (b segmentBody) input() app.SegmentInput {
+	return app.SegmentInput{Name: b.Name, Description: b.Description, Type: b.Type,
+		Condition: b.Condition, TrackMembership: b.TrackMembership}
+}
+
+// listSegments serves GET /segments: a bare array, newest first.
+func (s *Server) listSegments(w http.ResponseWriter, r *http.Request) error {
+	segments, err := s.app.ListSegments(r.Context(), projectID(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, segments)
+	return nil
+}
+
+// createSegment serves POST /segments.
+func (s *Server) createSegment(w http.ResponseWriter, r *http.Request) error {
+	var b segmentBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	g, err := s.app.CreateSegment(r.Context(), projectID(r), b.input())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, g)
+	return nil
+}
+
+// getSegment serves GET /segments/{id}.
+func (s *Server) getSegment(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.app.GetSegment(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, g)
+	return nil
+}
+
+// updateSegment serves PATCH /segments/{id}.
+func (s *Server) updateSegment(w http.ResponseWriter, r *http.Request) error {
+	var b segmentBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	g, err := s.app.UpdateSegment(r.Context(), projectID(r), param(r, "id"), b.input())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, g)
+	return nil
+}
+
+// deleteSegment serves DELETE /segments/{id}.
+func (s *Server) deleteSegment(w http.ResponseWriter, r *http.Request) error {
+	if err := s.app.DeleteSegment(r.Context(), projectID(r), param(r, "id")); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}
+
+// segmentContacts serves GET /segments/{id}/contacts.
+func (s *Server) segmentContacts(w http.ResponseWriter, r *http.Request) error {
+	page, _ := queryInt(r, "page")
+	size, _ := queryInt(r, "pageSize")
+	p, err := s.app.SegmentContacts(r.Context(), projectID(r), param(r, "id"), app.PageRequest{Page: page, PageSize: size})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+type membersBody struct {
+	Emails        []string `json:"emails"`
+	CreateMissing bool     `json:"createMissing"`
+	Subscribed    *bool    `json:"subscribed"`
+}
+
+// addSegmentMembers serves POST /segments/{id}/members.
+func (s *Server) addSegmentMembers(w http.ResponseWriter, r *http.Request) error {
+	var b membersBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	res, err := s.app.AddSegmentMembers(r.Context(), projectID(r), param(r, "id"),
+		app.MembersInput{Emails: b.Emails, CreateMissing: b.CreateMissing, Subscribed: b.Subscribed})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// removeSegmentMembers serves DELETE /segments/{id}/members.
+func (s *Server) removeSegmentMembers(w http.ResponseWriter, r *http.Request) error {
+	var b membersBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	res, err := s.app.RemoveSegmentMembers(r.Context(), projectID(r), param(r, "id"), b.Emails)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// computeSegment serves POST /segments/{id}/compute.
+func (s *Server) computeSegment(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.app.ComputeSegment(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// refreshSegment serves POST /segments/{id}/refresh.
+func (s *Server) refreshSegment(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.app.RefreshSegment(r.Context(), projectID(r), param(r, "id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, g)
+	return nil
+}
