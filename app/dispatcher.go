@@ -1,0 +1,229 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// Dispatcher runs queued jobs with bounded concurrency per lane: each lane
+// is a pool of workers for some job kinds, so that thousands of queued
+// deliveries never hold up an import, and the other way round.
+type Dispatcher struct {
+	db       *storage.DB
+	clock    Clock
+	log      *slog.Logger
+	handlers map[string]JobHandler
+	lanes    []*lane
+	wake     chan struct{}
+	running  sync.WaitGroup
+}
+
+type lane struct {
+	name     string
+	slots    chan struct{}
+	kinds    []string
+	maxLease time.Duration // the lease a claim takes: the longest its handlers ask for
+}
+
+// DefaultLane runs the kinds whose handler names no lane.
+const DefaultLane = "default"
+
+// NewDispatcher returns a dispatcher whose default lane runs at most
+// workers jobs at once.
+func NewDispatcher(db *storage.DB, clock Clock, log *slog.Logger, workers int) *Dispatcher {
+	d := &Dispatcher{db: db, clock: clock, log: log, handlers: map[string]JobHandler{}, wake: make(chan struct{}, 1)}
+	d.AddLane(DefaultLane, workers)
+	return d
+}
+
+// AddLane adds a worker pool. Call it before Register and Run.
+func (d *Dispatcher) AddLane(name string, workers int) {
+	if workers <= 0 {
+		workers = 4
+	}
+	d.lanes = append(d.lanes, &lane{name: name, slots: make(chan struct{}, workers)})
+}
+
+func (d *Dispatcher) lane(name string) *lane {
+	for _, l := range d.lanes {
+		if l.name == name {
+			return l
+		}
+	}
+	panic("app: job lane " + name + " was not added")
+}
+
+// Register sets the handler of a kind. Call it before Run.
+func (d *Dispatcher) Register(kind string, h JobHandler) {
+	if h.MaxAttempts <= 0 {
+		h.MaxAttempts = 5
+	}
+	if h.Lease <= 0 {
+		h.Lease = 2 * time.Minute
+	}
+	if h.Backoff == nil {
+		h.Backoff = ExponentialBackoff(10*time.Second, time.Hour)
+	}
+	if h.Lane == "" {
+		h.Lane = DefaultLane
+	}
+	d.handlers[kind] = h
+	l := d.lane(h.Lane)
+	l.kinds = append(l.kinds, kind)
+	l.maxLease = max(l.maxLease, h.Lease)
+}
+
+// ExponentialBackoff doubles base per attempt, up to limit.
+func ExponentialBackoff(base, limit time.Duration) func(int) time.Duration {
+	return func(attempt int) time.Duration {
+		d := base
+		for i := 1; i < attempt && d < limit; i++ {
+			d *= 2
+		}
+		return min(d, limit)
+	}
+}
+
+// idleWait bounds how long the dispatcher sleeps without looking, so that
+// jobs added by another process (the CLI) are found too.
+const idleWait = 30 * time.Second
+
+// Run claims and runs due jobs until ctx ends, then waits for the running
+// ones, whose contexts are cancelled with ctx.
+func (d *Dispatcher) Run(ctx context.Context) {
+	defer d.running.Wait()
+	for {
+		d.claimAndStart(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-d.clock.After(d.untilNext(ctx)):
+		}
+	}
+}
+
+func (d *Dispatcher) untilNext(ctx context.Context) time.Duration {
+	next, ok, err := storage.NextJobTime(ctx, d.db.Reader())
+	if err != nil || !ok {
+		return idleWait
+	}
+	return min(max(next.Sub(d.clock.Now()), 0), idleWait)
+}
+
+func (d *Dispatcher) claimAndStart(ctx context.Context) {
+	for _, l := range d.lanes {
+		d.claimLane(ctx, l)
+	}
+}
+
+func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
+	free := cap(l.slots) - len(l.slots)
+	if free == 0 || len(l.kinds) == 0 || ctx.Err() != nil {
+		return
+	}
+	var jobs []storage.Job
+	err := d.db.Write(ctx, func(tx *storage.Tx) error {
+		now := d.clock.Now()
+		var err error
+		// Claim with the longest lease the lane's handlers use; each
+		// handler's own lease applies from its first Progress call.
+		jobs, err = tx.ClaimJobs(ctx, l.kinds, now, now.Add(l.maxLease), free)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Error("claim jobs", "lane", l.name, "err", err)
+		}
+		return
+	}
+	for _, j := range jobs {
+		l.slots <- struct{}{}
+		d.running.Add(1)
+		go d.run(ctx, l, j)
+	}
+	if len(jobs) == free {
+		d.Wake() // there may be more
+	}
+}
+
+func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
+	defer func() {
+		<-l.slots
+		d.running.Done()
+		d.Wake()
+	}()
+	log := d.log.With("job_id", j.ID, "job_kind", j.Kind, "attempt", j.Attempts)
+	h, ok := d.handlers[j.Kind]
+	if !ok {
+		d.finish(ctx, log, j, h, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
+		return
+	}
+	start := d.clock.Now()
+	result, err := d.call(ctx, h, &RunningJob{Job: j, d: d, lease: h.Lease})
+	log.Debug("job ran", "took", d.clock.Now().Sub(start), "err", err)
+	d.finish(ctx, log, j, h, result, err)
+}
+
+// call runs the handler, turning a panic into a failed attempt.
+func (d *Dispatcher) call(ctx context.Context, h JobHandler, j *RunningJob) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return h.Run(ctx, j)
+}
+
+// finish records the outcome of an attempt. It runs even when ctx has
+// ended: an attempt cut short by shutdown goes back in the queue at once.
+func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, j storage.Job, h JobHandler, result any, runErr error) {
+	wctx := context.WithoutCancel(ctx)
+	now := d.clock.Now()
+	err := d.db.Write(wctx, func(tx *storage.Tx) error {
+		switch {
+		case runErr == nil:
+			return d.complete(wctx, tx, j, h, result, now)
+		case ctx.Err() != nil:
+			return tx.RetryJob(wctx, j.ID, j.Attempts, now, "interrupted by shutdown", now)
+		}
+		var perm PermanentError
+		if errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts {
+			log.Warn("job failed", "err", runErr)
+			if h.Every > 0 {
+				return tx.RescheduleJob(wctx, j.ID, now.Add(h.Every), now)
+			}
+			return tx.FinishJob(wctx, j.ID, j.Attempts, storage.JobFailed, nil, runErr.Error(), now)
+		}
+		log.Info("job will retry", "err", runErr)
+		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(h.Backoff(j.Attempts)), runErr.Error(), now)
+	})
+	if err != nil {
+		log.Error("record job outcome", "err", err)
+	}
+}
+
+func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, j storage.Job, h JobHandler, result any, now time.Time) error {
+	switch {
+	case h.Every > 0:
+		return tx.RescheduleJob(ctx, j.ID, now.Add(h.Every), now)
+	case h.KeepFor == 0:
+		return tx.DeleteJob(ctx, j.ID)
+	}
+	var b []byte
+	if result != nil {
+		var err error
+		if b, err = json.Marshal(result); err != nil {
+			return err
+		}
+	}
+	return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobCompleted, b, "", now)
+}

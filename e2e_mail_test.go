@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldmail/herald/resolver/dnstest"
+	"github.com/heraldmail/herald/smtpout/smtptest"
+)
+
+// TestQueuedMailSurvivesRestart sends while every MX is unreachable, stops
+// the server with the email queued for retry, starts it again with the mail
+// server up, and checks the email arrives exactly once, DKIM-signed.
+func TestQueuedMailSurvivesRestart(t *testing.T) {
+	bin := buildHerald(t)
+	dns := dnstest.Start(t)
+	dns.Add(t, "example.net. 300 IN MX 10 mx.example.net.", "mx.example.net. 300 IN A 127.0.0.1")
+	sink := smtptest.Start(t)
+	dataDir := t.TempDir()
+	env := []string{"HERALD_DATA_DIR=" + dataDir, "HERALD_DNS_SERVER=" + dns.Addr,
+		"HERALD_DELIVERY_RETRY_BASE=1s", "HERALD_HOSTNAME=herald.test"}
+
+	var project struct{ Secret string }
+	if err := json.Unmarshal([]byte(run(t, bin, env, "project", "create", "--name", "Mail", "--json")), &project); err != nil {
+		t.Fatal(err)
+	}
+
+	s := startServer(t, bin, append(env, "HERALD_SMTP_PORT="+closedPort(t)))
+	publishAndVerify(t, s, dns, project.Secret, "herald.test")
+	r := s.call(t, "POST", "/v1/send", project.Secret, map[string]any{
+		"to": "ada@example.net", "from": "hello@herald.test", "subject": "Queued", "body": "<p>Hi</p>"})
+	if r.status != 200 {
+		t.Fatalf("send: %d %s", r.status, r.raw)
+	}
+	waitForLog(t, s, "delivery attempt")
+	s.stop(t)
+	if n := len(sink.Messages()); n != 0 {
+		t.Fatalf("%d messages arrived while the MX was down", n)
+	}
+
+	s = startServer(t, bin, append(env, "HERALD_SMTP_PORT="+sink.PortString()))
+	got := sink.Wait(1, 30*time.Second)
+	time.Sleep(2 * time.Second) // a duplicate would arrive by now
+	if got = sink.Messages(); len(got) != 1 {
+		t.Fatalf("received %d messages, want exactly 1", len(got))
+	}
+	if !strings.Contains(string(got[0].Data), "DKIM-Signature:") {
+		t.Error("message is not signed")
+	}
+	s.stop(t)
+}
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return fmt.Sprint(port)
+}
+
+// publishAndVerify adds a sending domain, publishes its DKIM record and
+// verifies it through the running server.
+func publishAndVerify(t *testing.T, s *server, dns *dnstest.Server, key, domain string) {
+	t.Helper()
+	r := s.call(t, "POST", "/domains", key, map[string]any{"domain": domain})
+	if r.status != 201 {
+		t.Fatalf("POST /domains: %d %s", r.status, r.raw)
+	}
+	for _, rec := range r.body["records"].([]any) {
+		m := rec.(map[string]any)
+		name, value := m["name"].(string), m["value"].(string)
+		if m["type"] == "TXT" && strings.Contains(name, "._domainkey.") {
+			var parts []string
+			for len(value) > 255 {
+				parts, value = append(parts, `"`+value[:255]+`"`), value[255:]
+			}
+			parts = append(parts, `"`+value+`"`)
+			dns.Add(t, strings.TrimSuffix(name, ".")+". 300 IN TXT "+strings.Join(parts, " "))
+		}
+	}
+	if v := s.call(t, "GET", "/domains/"+r.body["id"].(string)+"/verify", key, nil); v.body["verified"] != true {
+		t.Fatalf("not verified: %s", v.raw)
+	}
+}
+
+func waitForLog(t *testing.T, s *server, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(s.logLines(msg)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q log line", msg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
