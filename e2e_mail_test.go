@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +45,10 @@ func TestQueuedMailSurvivesRestart(t *testing.T) {
 	}
 
 	s = startServer(t, bin, append(env, "HERALD_SMTP_PORT="+sink.PortString()))
-	got := sink.Wait(1, 30*time.Second)
+	sink.Wait(1, 30*time.Second)
 	time.Sleep(2 * time.Second) // a duplicate would arrive by now
-	if got = sink.Messages(); len(got) != 1 {
+	got := sink.Messages()
+	if len(got) != 1 {
 		t.Fatalf("received %d messages, want exactly 1", len(got))
 	}
 	if !strings.Contains(string(got[0].Data), "DKIM-Signature:") {
@@ -99,4 +102,76 @@ func waitForLog(t *testing.T, s *server, msg string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestCampaignResumesAfterKill kills the server in the middle of a
+// campaign's fan-out (while no mail server answers, so nothing can have
+// been accepted and left unrecorded), starts it again, and checks every
+// subscribed contact receives the campaign exactly once.
+func TestCampaignResumesAfterKill(t *testing.T) {
+	bin := buildHerald(t)
+	dns := dnstest.Start(t)
+	dns.Add(t, "example.net. 300 IN MX 10 mx.example.net.", "mx.example.net. 300 IN A 127.0.0.1")
+	sink := smtptest.Start(t)
+	env := []string{"HERALD_DATA_DIR=" + t.TempDir(), "HERALD_DNS_SERVER=" + dns.Addr,
+		"HERALD_DELIVERY_RETRY_BASE=1s", "HERALD_HOSTNAME=herald.test", "HERALD_RATE_LIMIT=0"}
+	var project struct{ Secret string }
+	if err := json.Unmarshal([]byte(run(t, bin, env, "project", "create", "--name", "Mail", "--json")), &project); err != nil {
+		t.Fatal(err)
+	}
+	key := project.Secret
+	s := startServer(t, bin, append(env, "HERALD_SMTP_PORT="+closedPort(t)))
+	publishAndVerify(t, s, dns, key, "herald.test")
+	const n = 700
+	for i := 0; i < n; i++ {
+		if r := s.call(t, "POST", "/contacts", key, map[string]any{"email": fmt.Sprintf("c%03d@example.net", i)}); r.status != 201 {
+			t.Fatalf("contact: %d %s", r.status, r.raw)
+		}
+	}
+	c := s.call(t, "POST", "/campaigns", key, map[string]any{"name": "Launch", "subject": "Launch",
+		"body": "<p>Hi {{email}}</p>", "from": "news@herald.test", "audienceType": "ALL"})
+	if c.status != 201 {
+		t.Fatalf("campaign: %d %s", c.status, c.raw)
+	}
+	id := c.body["data"].(map[string]any)["id"].(string)
+	if r := s.call(t, "POST", "/campaigns/"+id+"/send", key, nil); r.status != 200 {
+		t.Fatalf("send: %d %s", r.status, r.raw)
+	}
+	waitForLog(t, s, "delivery attempt") // the fan-out has committed a batch
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+
+	s = startServer(t, bin, append(env, "HERALD_SMTP_PORT="+sink.PortString()))
+	sink.Wait(n, 60*time.Second)
+	time.Sleep(2 * time.Second) // duplicates would arrive by now
+	seen := map[string]int{}
+	for _, m := range sink.Messages() {
+		for _, to := range m.To {
+			seen[to]++
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d distinct recipients, want %d", len(seen), n)
+	}
+	for to, count := range seen {
+		if count != 1 {
+			t.Errorf("%s received %d copies", to, count)
+		}
+	}
+	s.stop(t)
+}
+
+// TestOneServerPerDataDir: a second server on the same data directory
+// refuses to start, since the job queue assumes one server.
+func TestOneServerPerDataDir(t *testing.T) {
+	bin := buildHerald(t)
+	env := []string{"HERALD_DATA_DIR=" + t.TempDir()}
+	s := startServer(t, bin, env)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), append(env, "HERALD_LISTEN=127.0.0.1:0")...)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another herald serve") {
+		t.Fatalf("second server: %v\n%s", err, out)
+	}
+	s.stop(t)
 }

@@ -54,6 +54,11 @@ func serve(ctx context.Context, c *config) error {
 	if err != nil {
 		return err
 	}
+	release, err := lockDataDir(c.DataDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	db, err := storage.Open(ctx, c.DataDir, storage.Options{})
 	if err != nil {
 		return err
@@ -89,6 +94,9 @@ func serve(ctx context.Context, c *config) error {
 		return err
 	}
 
+	if err := a.RecoverInterruptedJobs(ctx); err != nil {
+		return err
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan error, 1)
 	go func() { workDone <- a.Run(workCtx) }()

@@ -10,8 +10,10 @@ import (
 // windows are tested by moving a fake clock rather than by sleeping.
 type Clock interface {
 	Now() time.Time
-	// After delivers the time once d has passed on this clock.
-	After(d time.Duration) <-chan time.Time
+	// Until delivers the time once this clock reads t or later. It takes
+	// an instant rather than a duration so that a wait computed from Now
+	// cannot drift when the clock moves in between.
+	Until(t time.Time) <-chan time.Time
 }
 
 // SystemClock is the real wall clock.
@@ -20,8 +22,8 @@ type SystemClock struct{}
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// After waits on a real timer.
-func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// Until waits on a real timer.
+func (SystemClock) Until(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }
 
 // FakeClock is a Clock for tests: time stands still until Advance.
 type FakeClock struct {
@@ -45,16 +47,16 @@ func (c *FakeClock) Now() time.Time {
 	return c.now
 }
 
-// After fires when Advance moves the clock to or past now+d.
-func (c *FakeClock) After(d time.Duration) <-chan time.Time {
+// Until fires when Advance moves the clock to or past t.
+func (c *FakeClock) Until(t time.Time) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan time.Time, 1)
-	if d <= 0 {
+	if !t.After(c.now) {
 		ch <- c.now
 		return ch
 	}
-	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
+	c.waiters = append(c.waiters, fakeWaiter{at: t, ch: ch})
 	return ch
 }
 

@@ -138,6 +138,9 @@ func (a *App) recordOutcome(ctx context.Context, e storage.Email, o storage.Atte
 		if err := tx.RecordAttempt(ctx, e.ID, o, now); err != nil {
 			return err
 		}
+		if err := a.campaignEmailSettled(ctx, tx, e, o.Status); err != nil {
+			return err
+		}
 		switch o.Status {
 		case storage.EmailDelivered:
 			return a.emitEmailEvent(ctx, tx, e, EventDelivery, nil)

@@ -106,17 +106,19 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-d.wake:
-		case <-d.clock.After(d.untilNext(ctx)):
+		case <-d.clock.Until(d.nextWake(ctx)):
 		}
 	}
 }
 
-func (d *Dispatcher) untilNext(ctx context.Context) time.Duration {
+// nextWake is when the next job falls due, or idleWait from now.
+func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
+	limit := d.clock.Now().Add(idleWait)
 	next, ok, err := storage.NextJobTime(ctx, d.db.Reader())
-	if err != nil || !ok {
-		return idleWait
+	if err != nil || !ok || next.After(limit) {
+		return limit
 	}
-	return min(max(next.Sub(d.clock.Now()), 0), idleWait)
+	return next
 }
 
 func (d *Dispatcher) claimAndStart(ctx context.Context) {

@@ -180,7 +180,9 @@ func TestJobFailsAfterMaxAttemptsOrAtOnceWhenPermanent(t *testing.T) {
 		"always": {MaxAttempts: 2, KeepFor: time.Hour, Backoff: func(int) time.Duration { return time.Second },
 			Run: func(context.Context, *app.RunningJob) (any, error) { runs.Add(1); return nil, errors.New("broken") }},
 		"permanent": {MaxAttempts: 5, KeepFor: time.Hour,
-			Run: func(context.Context, *app.RunningJob) (any, error) { return nil, app.Permanent(errors.New("bad input")) }},
+			Run: func(context.Context, *app.RunningJob) (any, error) {
+				return nil, app.Permanent(errors.New("bad input"))
+			}},
 		"panics": {MaxAttempts: 1, KeepFor: time.Hour,
 			Run: func(context.Context, *app.RunningJob) (any, error) { panic("handler bug") }},
 	})

@@ -185,6 +185,9 @@ func (a *App) DeleteDomain(ctx context.Context, projectID, id string) error {
 // nothing does. Features that send from a domain (campaigns, workflow
 // steps) add their check here.
 func domainInUse(ctx context.Context, q storage.Querier, projectID, name string) (string, error) {
+	if c, err := storage.CountActiveCampaignsFromDomain(ctx, q, projectID, name); err != nil || c > 0 {
+		return strconv.Itoa(c) + " scheduled or sending campaign(s) send from it", err
+	}
 	n, err := storage.CountTemplatesFromDomain(ctx, q, projectID, name)
 	if err != nil || n == 0 {
 		return "", err

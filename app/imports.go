@@ -116,27 +116,34 @@ func (a *App) runImport(ctx context.Context, job *RunningJob) (any, error) {
 		return nil, Permanent(err)
 	}
 	for cp.Row < len(rows) {
-		end := min(cp.Row+importChunk, len(rows))
-		err := a.db.Write(ctx, func(tx *storage.Tx) error {
-			next := cp // work on a copy: a rolled-back chunk must not count
-			next.Result.Errors = append([]ImportError(nil), cp.Result.Errors...)
-			for i := cp.Row; i < end; i++ {
-				if err := a.importRow(ctx, tx, job.ProjectID, header, rows[i], i+2, &next.Result); err != nil {
-					return err
-				}
-			}
-			next.Row = end
-			if err := job.SaveProgress(ctx, tx, 100*end/len(rows), next); err != nil {
-				return err
-			}
-			cp = next
-			return nil
-		})
+		next, err := a.importChunk(ctx, job, header, rows, cp)
 		if err != nil {
 			return nil, err
 		}
+		cp = next
 	}
 	return cp.Result, nil
+}
+
+// importChunk imports the next chunk of rows after cp and returns the new
+// checkpoint, committed with the rows. The write may run more than once
+// (the writer reruns a group when one of its writes fails), so each run
+// starts again from cp and changes nothing outside the transaction.
+func (a *App) importChunk(ctx context.Context, job *RunningJob, header []string, rows [][]string, cp importCheckpoint) (importCheckpoint, error) {
+	end := min(cp.Row+importChunk, len(rows))
+	var next importCheckpoint
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		next = cp
+		next.Result.Errors = append([]ImportError(nil), cp.Result.Errors...)
+		for i := cp.Row; i < end; i++ {
+			if err := a.importRow(ctx, tx, job.ProjectID, header, rows[i], i+2, &next.Result); err != nil {
+				return err
+			}
+		}
+		next.Row = end
+		return job.SaveProgress(ctx, tx, 100*end/len(rows), next)
+	})
+	return next, err
 }
 
 // readRows reads every data row. Rows with a field count unlike the

@@ -25,6 +25,7 @@ func (a *App) registerJobs() {
 	a.jobs.Register(JobCheckDomains, JobHandler{Run: a.runDomainChecks, Every: DomainCheckInterval, MaxAttempts: 1})
 	a.jobs.Register(JobSegments, JobHandler{Run: a.runSegments, Every: SegmentRefreshEvery, MaxAttempts: 1, Lease: 10 * time.Minute})
 	a.registerDelivery()
+	a.registerCampaigns()
 }
 
 // schedulePeriodic makes sure each periodic job exists once; the unique key
@@ -59,4 +60,17 @@ func (a *App) runCleanup(ctx context.Context, _ *RunningJob) (any, error) {
 		a.log.Info("cleanup", "idempotency_keys", keys, "finished_jobs", jobs)
 	}
 	return nil, err
+}
+
+// RecoverInterruptedJobs requeues the jobs a previous server left active
+// when it died, so that they run now rather than when their leases run out.
+// Call it before Run, and only while holding the data directory's lock.
+func (a *App) RecoverInterruptedJobs(ctx context.Context) error {
+	return a.db.Write(ctx, func(tx *storage.Tx) error {
+		n, err := tx.RequeueActiveJobs(ctx, a.clock.Now())
+		if n > 0 {
+			a.log.Info("requeued jobs interrupted by the last shutdown", "jobs", n)
+		}
+		return err
+	})
 }

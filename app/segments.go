@@ -215,8 +215,7 @@ func (a *App) DeleteSegment(ctx context.Context, projectID, id string) error {
 }
 
 // segmentInUse reports whether a SCHEDULED or SENDING campaign targets the
-// segment. Campaigns do not exist yet; the campaigns feature extends this
-// (a campaign whose segmentId is id, or whose audienceCondition names it).
+// segment: its segmentId is id, or its audienceCondition names it.
 func (a *App) segmentInUse(ctx context.Context, tx *storage.Tx, projectID, id string) (bool, error) {
-	return false, nil
+	return campaignsUseSegment(ctx, tx, projectID, id)
 }

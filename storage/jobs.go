@@ -170,3 +170,11 @@ func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool
 	}
 	return FromMillis(next.Int64), true, nil
 }
+
+// RequeueActiveJobs puts every job marked active back in the queue, due
+// now. Only a server starting up calls it: the lock on the data directory
+// guarantees those jobs' workers are gone.
+func (tx *Tx) RequeueActiveJobs(ctx context.Context, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, lease_until = NULL, updated_at = ?1
+		WHERE state = 'active'`, Millis(now)))
+}

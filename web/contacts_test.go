@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,4 +229,38 @@ func TestContactLookup(t *testing.T) {
 	expectField(t, e.Secret("POST", "/contacts/lookup", map[string]any{"emails": []string{}}), "emails", "too_small")
 	expectField(t, e.Secret("POST", "/contacts/lookup", map[string]any{}), "emails", "too_small")
 	expectStatus(t, e.Secret("POST", "/contacts/lookup", map[string]any{"emails": many[:500]}), 200)
+}
+
+// Concurrent upserts of one new address create it once; the others update.
+func TestConcurrentUpsertsOfOneAddress(t *testing.T) {
+	e := webtest.New(t, webtest.Options{NoWorkers: true})
+	const n = 20
+	statuses := make(chan int, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			statuses <- e.Secret("POST", "/contacts", map[string]any{"email": "Same@example.com", "data": map[string]any{"i": i}}).Status
+		}()
+		go func() {
+			defer wg.Done()
+			statuses <- e.Public("POST", "/v1/track", trackReq("same@example.com", "hit")).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	created := 0
+	for s := range statuses {
+		switch s {
+		case 201:
+			created++
+		case 200:
+		default:
+			t.Fatalf("status %d", s)
+		}
+	}
+	if created > 1 || countContacts(t, e) != 1 || countEvents(t, e, "hit") != n {
+		t.Fatalf("%d created, %d contacts, %d events", created, countContacts(t, e), countEvents(t, e, "hit"))
+	}
 }

@@ -73,11 +73,11 @@ func TestUnknownRoutesAreJSON404(t *testing.T) {
 	for _, c := range []struct{ method, path string }{
 		{"GET", "/nope"},
 		{"GET", "/"},
-		{"GET", "/v1/track"},           // wrong method
-		{"PUT", "/contacts"},           // wrong method
-		{"GET", "/contacts/"},          // trailing slash: no redirect
-		{"GET", "/contacts/fields/"},   // trailing slash on a static segment
-		{"GET", "/contacts/a/b/c/d"},   // too deep
+		{"GET", "/v1/track"},         // wrong method
+		{"PUT", "/contacts"},         // wrong method
+		{"GET", "/contacts/"},        // trailing slash: no redirect
+		{"GET", "/contacts/fields/"}, // trailing slash on a static segment
+		{"GET", "/contacts/a/b/c/d"}, // too deep
 		{"GET", "/contacts/x/"},
 		{"GET", "/events/stats/usage/x"},
 	} {
@@ -105,7 +105,8 @@ func TestRequestIDOnEveryResponse(t *testing.T) {
 
 func TestMalformedJSONIs400(t *testing.T) {
 	e := webtest.New(t, webtest.Options{NoWorkers: true})
-	for _, body := range []string{`{`, `{"email": }`, `{"email":"a@example.com"} {}`, `nul`, "\x00"} {
+	for _, body := range []string{`{`, `{"email": }`, `{"email":"a@example.com"} {}`, `nul`, "\x00",
+		`{"email":"a@example.com"}}`, `{"email":"a@example.com"}]`, `{"email":"a@example.com"} x`} {
 		r := e.Secret("POST", "/contacts", body)
 		expectError(t, r, 400, "VALIDATION_ERROR")
 		r = e.Public("POST", "/v1/track", body)
@@ -220,4 +221,23 @@ func TestTimestampsAreUTCMillis(t *testing.T) {
 	if c.UpdatedAt != "2026-01-15T12:00:00.001Z" {
 		t.Fatalf("updatedAt %q", c.UpdatedAt)
 	}
+}
+
+func TestRegeneratedKeysStopAtOnce(t *testing.T) {
+	e := webtest.New(t, webtest.Options{NoWorkers: true})
+	old := e.Project
+	// Both keys are used first, so that they are in the key cache.
+	expectStatus(t, e.Secret("GET", "/contacts", nil), 200)
+	expectStatus(t, e.Public("POST", "/v1/track", trackReq("a@example.com", "e")), 200)
+	p, err := e.App.RegenerateKeys(t.Context(), old.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Secret == old.Secret || p.Public == old.Public {
+		t.Fatal("keys not replaced")
+	}
+	expectError(t, e.Do("GET", "/contacts", old.Secret, nil), 401, "INVALID_API_KEY")
+	expectError(t, e.Do("POST", "/v1/track", old.Public, trackReq("a@example.com", "e")), 401, "INVALID_API_KEY")
+	expectStatus(t, e.Do("GET", "/contacts", p.Secret, nil), 200)
+	expectStatus(t, e.Do("POST", "/v1/track", p.Public, trackReq("a@example.com", "e")), 200)
 }

@@ -34,7 +34,8 @@ func decodeJSON(r *http.Request, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err)
 	}
-	if dec.More() {
+	// More alone would let a stray '}' or ']' after the value through.
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
 		return malformed("unexpected data after the JSON value")
 	}
 	return nil

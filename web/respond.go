@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 )
 
 // writeJSON writes v as the response body.
@@ -25,6 +24,3 @@ func writeData(w http.ResponseWriter, status int, data any) {
 
 // noContent answers a delete.
 func noContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
-
-// timestamp is how times appear in bodies the handlers build themselves.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -101,5 +101,28 @@ func (s *Server) routes() []route {
 		{method: "DELETE", path: "/segments/:id/members", auth: authSecret, handle: s.removeSegmentMembers},
 		{method: "POST", path: "/segments/:id/compute", auth: authSecret, handle: s.computeSegment},
 		{method: "POST", path: "/segments/:id/refresh", auth: authSecret, handle: s.refreshSegment},
+
+		// Campaigns
+		{method: "GET", path: "/campaigns", auth: authSecret, handle: s.listCampaigns},
+		{method: "POST", path: "/campaigns", auth: authSecret, handle: s.createCampaign},
+		{method: "GET", path: "/campaigns/:id", auth: authSecret, handle: s.getCampaign},
+		{method: "PUT", path: "/campaigns/:id", auth: authSecret, handle: s.updateCampaign},
+		{method: "DELETE", path: "/campaigns/:id", auth: authSecret, handle: s.deleteCampaign},
+		{method: "POST", path: "/campaigns/:id/duplicate", auth: authSecret, handle: s.duplicateCampaign},
+		{method: "POST", path: "/campaigns/:id/send", auth: authSecret, handle: s.sendCampaign},
+		{method: "POST", path: "/campaigns/:id/cancel", auth: authSecret, handle: s.cancelCampaign},
+		{method: "POST", path: "/campaigns/:id/test", auth: authSecret, handle: s.testCampaign},
+		{method: "GET", path: "/campaigns/:id/stats", auth: authSecret, handle: s.campaignStats},
+
+		// Activity and analytics
+		{method: "GET", path: "/activity", auth: authSecret, handle: s.listActivity},
+		{method: "GET", path: "/activity/stats", auth: authSecret, handle: s.activityStats},
+		{method: "GET", path: "/activity/recent-count", auth: authSecret, handle: s.activityRecentCount},
+		{method: "GET", path: "/activity/types", auth: authSecret, handle: s.activityTypes},
+		{method: "GET", path: "/activity/upcoming", auth: authSecret, handle: s.activityUpcoming},
+		{method: "GET", path: "/analytics/timeseries", auth: authSecret, handle: s.analyticsTimeseries},
+		{method: "GET", path: "/analytics/top-campaigns", auth: authSecret, handle: s.analyticsTopCampaigns},
+		{method: "GET", path: "/analytics/campaign-stats", auth: authSecret, handle: s.analyticsCampaignStats},
+		{method: "GET", path: "/analytics/top-events", auth: authSecret, handle: s.analyticsTopEvents},
 	}
 }

@@ -6,7 +6,8 @@
 // Values are escaped at output, never in the data: in an HTML body every
 // {{ }} is HTML-escaped, because contact data can be written by anyone who
 // holds a project's public key. Headers (subjects) never contain CR or LF
-// after rendering. A missing variable renders as nothing.
+// after rendering. A missing variable renders as nothing. The variables are
+// also bound as "data", so {{ name }} and {{ data.name }} are one value.
 package render
 
 import (

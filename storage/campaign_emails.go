@@ -1,0 +1,92 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// CampaignCounts are a campaign's numbers, counted from its email rows.
+// Sent counts the emails handed to delivery and not withdrawn; delivered
+// counts acceptance by the recipient's server or by the relay.
+type CampaignCounts struct {
+	Emails     int `json:"-"` // every row, withdrawn ones included
+	Sent       int `json:"sent"`
+	Delivered  int `json:"delivered"`
+	Opened     int `json:"opened"`
+	Clicked    int `json:"clicked"`
+	Bounced    int `json:"bounced"`
+	Complained int `json:"complained"`
+	Failed     int `json:"failed"`
+	Pending    int `json:"pending"`
+	Cancelled  int `json:"cancelled"`
+}
+
+const campaignCountsSQL = `COUNT(*),
+	COALESCE(SUM(status <> 'CANCELLED'), 0),
+	COALESCE(SUM(status IN ('DELIVERED', 'SENT')), 0),
+	COALESCE(SUM(opened_at IS NOT NULL), 0),
+	COALESCE(SUM(clicked_at IS NOT NULL), 0),
+	COALESCE(SUM(status = 'BOUNCED'), 0),
+	COALESCE(SUM(complained_at IS NOT NULL), 0),
+	COALESCE(SUM(status = 'FAILED'), 0),
+	COALESCE(SUM(status IN ('PENDING', 'SENDING')), 0),
+	COALESCE(SUM(status = 'CANCELLED'), 0)`
+
+func scanCounts(s scanner, c *CampaignCounts, lead ...any) error {
+	return s.Scan(append(lead, &c.Emails, &c.Sent, &c.Delivered, &c.Opened, &c.Clicked, &c.Bounced,
+		&c.Complained, &c.Failed, &c.Pending, &c.Cancelled)...)
+}
+
+// CountCampaignEmails counts one campaign's emails by outcome.
+func CountCampaignEmails(ctx context.Context, q Querier, campaignID string) (CampaignCounts, error) {
+	var c CampaignCounts
+	err := scanCounts(q.QueryRow(ctx, `SELECT `+campaignCountsSQL+` FROM emails WHERE campaign_id = ?`, campaignID), &c)
+	return c, err
+}
+
+// CountCampaignsEmails counts the emails of several campaigns at once (a
+// list page); campaigns without emails are absent from the map.
+func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (map[string]CampaignCounts, error) {
+	out := map[string]CampaignCounts{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	// The statement varies only with the page size (at most 100 shapes).
+	rows, err := q.Query(ctx, `SELECT campaign_id, `+campaignCountsSQL+` FROM emails
+		WHERE campaign_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) GROUP BY campaign_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var c CampaignCounts
+		if err := scanCounts(rows, &c, &id); err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
+
+// CancelCampaignEmails withdraws a campaign's emails that no delivery
+// attempt has started; their delivery jobs then find nothing to do.
+func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', raw = NULL, updated_at = ?
+		WHERE campaign_id = ? AND status = 'PENDING'`, Millis(now), campaignID))
+}
+
+// FinishCampaign marks a SENDING campaign whose fan-out is done SENT once
+// none of its emails is waiting for delivery. It reports whether it did.
+func (tx *Tx) FinishCampaign(ctx context.Context, campaignID string, now time.Time) (bool, error) {
+	n, err := affected(tx.Exec(ctx, `UPDATE campaigns SET status = 'SENT', updated_at = ?1
+		WHERE id = ?2 AND status = 'SENDING' AND fanout_done = 1
+		AND NOT EXISTS (SELECT 1 FROM emails WHERE campaign_id = ?2 AND status IN ('PENDING', 'SENDING'))`,
+		Millis(now), campaignID))
+	return n > 0, err
+}
