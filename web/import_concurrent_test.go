@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -26,18 +27,19 @@ func TestImportBesideFailingWrites(t *testing.T) {
 
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop.Store(true)
 	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
 				e.Secret("PATCH", "/contacts/missing", map[string]any{"subscribed": false})
+				time.Sleep(time.Millisecond) // leave the import room to progress
 			}
 		}()
 	}
 	st := e.WaitJob("/contacts/import/" + id)
-	stop.Store(true)
-	wg.Wait()
 	res := st["result"].(map[string]any)
 	if st["state"] != "completed" || res["created"] != float64(rows) || res["rejected"] != float64(0) {
 		t.Fatalf("import %v", st)
