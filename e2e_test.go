@@ -222,11 +222,12 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
-	// A restart finds everything, including the project created beside it.
-	s = startServer(t, bin, env)
+	// A restart finds everything, including the project created beside it;
+	// without a flag, the environment sets the option.
+	s = startServer(t, bin, append(env, "HERALD_RATE_LIMIT=7"))
 	r := s.call(t, "GET", "/contacts", project.Secret, nil)
-	if r.status != 200 || r.body["total"] != float64(1) {
-		t.Fatalf("after restart: %d %s", r.status, r.raw)
+	if r.status != 200 || r.body["total"] != float64(1) || r.header.Get("RateLimit-Limit") != "7" {
+		t.Fatalf("after restart: %d %v %s", r.status, r.header, r.raw)
 	}
 	s.stop(t)
 }
