@@ -87,7 +87,10 @@ func serve(ctx context.Context, c *config) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+		// Long enough for a 40 MB send on a slow link, short enough that a
+		// stalled upload does not hold a connection for ever.
+		ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
 	stopInbound, err := startInbound(c, a, log)
 	if err != nil {
 		ln.Close()

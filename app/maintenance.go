@@ -53,6 +53,9 @@ func (a *App) runCleanup(ctx context.Context, _ *RunningJob) (any, error) {
 		if keys, err = tx.DeleteExpiredIdempotencyKeys(ctx, now); err != nil {
 			return err
 		}
+		if _, err = tx.FailAbandonedJobs(ctx, now); err != nil {
+			return err
+		}
 		jobs, err = tx.DeleteFinishedJobs(ctx, now.Add(-FinishedJobRetention))
 		return err
 	})

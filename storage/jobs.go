@@ -82,7 +82,8 @@ func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil tim
 		WHERE id IN (
 			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1 AND kind IN (SELECT value FROM json_each(?4))
 			UNION ALL
-			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?4))
+			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1 AND attempts < max_attempts
+				AND kind IN (SELECT value FROM json_each(?4))
 			LIMIT ?3)
 		RETURNING `+jobColumns, Millis(now), Millis(leaseUntil), limit, jsonArray(kinds))
 	return collect(rows, err, scanJob)
@@ -177,4 +178,12 @@ func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool
 func (tx *Tx) RequeueActiveJobs(ctx context.Context, now time.Time) (int64, error) {
 	return affected(tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, lease_until = NULL, updated_at = ?1
 		WHERE state = 'active'`, Millis(now)))
+}
+
+// FailAbandonedJobs fails the jobs whose worker died on their last allowed
+// attempt (a job that crashes the process must not loop for ever).
+func (tx *Tx) FailAbandonedJobs(ctx context.Context, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `UPDATE jobs SET state = 'failed', lease_until = NULL, updated_at = ?1,
+			failed_reason = 'the worker stopped during every attempt'
+		WHERE state = 'active' AND lease_until <= ?1 AND attempts >= max_attempts`, Millis(now)))
 }

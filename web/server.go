@@ -42,7 +42,15 @@ func New(o Options) *Server {
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now)}
-	router := newRouter(s.routes(), s.chain, http.HandlerFunc(s.notFound))
+	routes := s.routes()
+	public := map[string]bool{}
+	for _, rt := range routes {
+		if rt.auth == authPublic {
+			public[rt.path] = true
+		}
+	}
+	router := newRouter(routes, s.chain, http.HandlerFunc(s.notFound))
+	router.GlobalOPTIONS = s.preflight(public)
 	s.handler = s.outer(router)
 	return s
 }
@@ -110,6 +118,9 @@ func newRequestID() string {
 // Idempotency-Key handling.
 func (s *Server) chain(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.auth == authPublic {
+			setCORS(w.Header())
+		}
 		if rt.auth != authNone {
 			if err := s.authenticate(w, r, rt.auth); err != nil {
 				s.writeError(w, r, err)
