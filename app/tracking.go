@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"html"
-	"regexp"
 	"strings"
 
 	"github.com/heraldmail/herald/storage"
@@ -16,21 +15,17 @@ const (
 	EventClick = "email.click"
 )
 
-// hrefPattern finds the http(s) links of anchors; the URL is group 3.
-var hrefPattern = regexp.MustCompile(`(?i)(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?://[^"'\s<>]+)(["'])`)
-
 // instrument rewrites a message's links into signed click redirects and
 // adds an open pixel. Links to Herald itself (unsubscribe, manage) are left
-// alone, so that they work even where redirects are blocked. One pass over
-// the body: it runs once per recipient.
+// alone, so that they work even where redirects are blocked. It runs once
+// per recipient, so it scans the body once, without regular expressions.
 func (a *App) instrument(ctx context.Context, emailID, body string) (string, error) {
 	base := strings.TrimSuffix(a.baseURL, "/")
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
 	last := 0
-	for _, m := range hrefPattern.FindAllStringSubmatchIndex(body, -1) {
-		urlStart, urlEnd := m[6], m[7]
-		target := html.UnescapeString(body[urlStart:urlEnd])
+	for _, l := range anchorLinks(body) {
+		target := html.UnescapeString(body[l.start:l.end])
 		if strings.HasPrefix(target, base+"/") {
 			continue
 		}
@@ -38,9 +33,9 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, err
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(body[last:urlStart])
+		b.WriteString(body[last:l.start])
 		b.WriteString(base + "/t/c/" + tok)
-		last = urlEnd
+		last = l.end
 	}
 	b.WriteString(body[last:])
 	out := b.String()
@@ -49,10 +44,91 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, err
 		return "", err
 	}
 	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="" style="display:none">`
-	if i := strings.LastIndex(strings.ToLower(out), "</body>"); i >= 0 {
+	if i := lastIndexFold(out, "</body>"); i >= 0 {
 		return out[:i] + pixel + out[i:], nil
 	}
 	return out + pixel, nil
+}
+
+// link is the byte range of an http(s) URL in an anchor's href.
+type link struct{ start, end int }
+
+// anchorLinks finds the quoted http(s) href values of <a> tags.
+func anchorLinks(body string) []link {
+	var links []link
+	for i := 0; i < len(body); {
+		j := strings.IndexByte(body[i:], '<')
+		if j < 0 {
+			break
+		}
+		tag := i + j
+		end := strings.IndexByte(body[tag:], '>')
+		if end < 0 {
+			break
+		}
+		if isAnchor(body[tag:]) {
+			if l, ok := hrefValue(body, tag, tag+end); ok {
+				links = append(links, l)
+			}
+		}
+		i = tag + end + 1
+	}
+	return links
+}
+
+// isAnchor reports whether s starts with an <a> start tag.
+func isAnchor(s string) bool {
+	return len(s) > 2 && (s[1] == 'a' || s[1] == 'A') && isHTMLSpace(s[2])
+}
+
+func isHTMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+// hrefValue finds the href attribute between a tag's < and > and returns
+// its value if it is a quoted absolute http(s) URL.
+func hrefValue(body string, from, to int) (link, bool) {
+	attrs := body[from:to]
+	for k := 0; k+4 <= len(attrs); k++ {
+		if !strings.EqualFold(attrs[k:k+4], "href") || !isHTMLSpace(attrs[k-1]) {
+			continue
+		}
+		v := k + 4
+		for v < len(attrs) && isHTMLSpace(attrs[v]) {
+			v++
+		}
+		if v >= len(attrs) || attrs[v] != '=' {
+			continue
+		}
+		for v++; v < len(attrs) && isHTMLSpace(attrs[v]); v++ {
+		}
+		if v >= len(attrs) || (attrs[v] != '"' && attrs[v] != '\'') {
+			return link{}, false
+		}
+		q := attrs[v]
+		closing := strings.IndexByte(attrs[v+1:], q)
+		if closing < 0 {
+			return link{}, false
+		}
+		url := attrs[v+1 : v+1+closing]
+		if !hasPrefixFold(url, "http://") && !hasPrefixFold(url, "https://") {
+			return link{}, false
+		}
+		return link{start: from + v + 1, end: from + v + 1 + closing}, true
+	}
+	return link{}, false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// lastIndexFold is strings.LastIndex ignoring ASCII case.
+func lastIndexFold(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // RecordOpen records email.open for a pixel token. Every open is an event;

@@ -62,8 +62,12 @@ CREATE TABLE jobs (
     created_at    INTEGER NOT NULL,
     updated_at    INTEGER NOT NULL
 );
+-- A lane claims only its own kinds, so claims look jobs up by kind: with
+-- thousands of deliveries queued, an import's lane must not scan them.
+-- jobs_queued answers "when is the next job due" for the dispatcher's sleep.
 CREATE INDEX jobs_queued ON jobs (run_at) WHERE state = 'queued';
-CREATE INDEX jobs_leased ON jobs (lease_until) WHERE state = 'active';
+CREATE INDEX jobs_queued_by_kind ON jobs (kind, run_at) WHERE state = 'queued';
+CREATE INDEX jobs_leased ON jobs (kind, lease_until) WHERE state = 'active';
 CREATE INDEX jobs_finished ON jobs (updated_at) WHERE state IN ('completed', 'failed');
 
 -- Idempotency keys are claimed before the request runs (status_code NULL)
