@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heraldmail/herald/storage"
@@ -31,6 +32,11 @@ type lane struct {
 	slots    chan struct{}
 	kinds    []string
 	maxLease time.Duration // the lease a claim takes: the longest its handlers ask for
+	// drained is set when a claim found fewer due jobs than it asked for,
+	// and cleared when a job of the lane is enqueued or the clock reaches
+	// the next due time. While it is set the lane is not queried, so a busy
+	// lane's completions do not make every other lane query the queue.
+	drained atomic.Bool
 }
 
 // DefaultLane runs the kinds whose handler names no lane.
@@ -107,7 +113,14 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			return
 		case <-d.wake:
 		case <-d.clock.Until(d.nextWake(ctx)):
+			d.undrain() // jobs may have fallen due
 		}
+	}
+}
+
+func (d *Dispatcher) undrain() {
+	for _, l := range d.lanes {
+		l.drained.Store(false)
 	}
 }
 
@@ -129,7 +142,7 @@ func (d *Dispatcher) claimAndStart(ctx context.Context) {
 
 func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 	free := cap(l.slots) - len(l.slots)
-	if free == 0 || len(l.kinds) == 0 || ctx.Err() != nil {
+	if free == 0 || l.drained.Load() || len(l.kinds) == 0 || ctx.Err() != nil {
 		return
 	}
 	var jobs []storage.Job
@@ -146,6 +159,9 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 			d.log.Error("claim jobs", "lane", l.name, "err", err)
 		}
 		return
+	}
+	if len(jobs) < free {
+		l.drained.Store(true)
 	}
 	for _, j := range jobs {
 		l.slots <- struct{}{}

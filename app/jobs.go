@@ -97,7 +97,11 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (st
 	if _, err := tx.InsertJob(ctx, j); err != nil {
 		return "", err
 	}
-	tx.OnCommit(d.Wake)
+	l := d.lane(h.Lane)
+	tx.OnCommit(func() {
+		l.drained.Store(false)
+		d.Wake()
+	})
 	return j.ID, nil
 }
 

@@ -26,6 +26,7 @@ func BenchmarkCampaignFanout(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		e := sendBenchEnv(b, true)
+		e.Sink.DiscardData()
 		seedBenchContacts(b, e, n)
 		r := e.Secret("POST", "/campaigns", map[string]any{"name": "Bench", "subject": "News for {{email}}",
 			"body": tenKBHTML(), "from": "news@herald.test", "audienceType": "ALL"})

@@ -33,6 +33,7 @@ type Sink struct {
 	tempFail map[string]int // recipient -> temporary failures still to give
 	reject   map[string]bool
 	dropData int // connections still to drop mid-DATA
+	discard  bool
 	arrived  chan struct{}
 	srv      *smtp.Server
 }
@@ -79,6 +80,14 @@ func (s *Sink) DropDuringData(n int) {
 	s.dropData = n
 }
 
+// DiscardData makes the sink keep only envelopes, so that a benchmark
+// sending many messages measures the sender's memory, not the sink's.
+func (s *Sink) DiscardData() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discard = true
+}
+
 // Messages returns what has arrived so far.
 func (s *Sink) Messages() []Received {
 	s.mu.Lock()
@@ -86,12 +95,19 @@ func (s *Sink) Messages() []Received {
 	return append([]Received(nil), s.received...)
 }
 
+// Count is how many messages have arrived.
+func (s *Sink) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.received)
+}
+
 // Wait waits until at least n messages have arrived or the timeout passes.
 func (s *Sink) Wait(n int, timeout time.Duration) []Received {
 	deadline := time.After(timeout)
 	for {
-		if m := s.Messages(); len(m) >= n {
-			return m
+		if s.Count() >= n {
+			return s.Messages()
 		}
 		select {
 		case <-s.arrived:
@@ -151,7 +167,16 @@ func (ss *session) Data(r io.Reader) error {
 		ss.conn.Conn().Close()
 		return errDropped
 	}
-	data, err := io.ReadAll(r)
+	s.mu.Lock()
+	discard := s.discard
+	s.mu.Unlock()
+	var data []byte
+	var err error
+	if discard {
+		_, err = io.Copy(io.Discard, r)
+	} else {
+		data, err = io.ReadAll(r)
+	}
 	if err != nil {
 		return err
 	}
