@@ -34,14 +34,9 @@ func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, _ := queryInt(r, "page")
 	size, _ := queryInt(r, "pageSize")
-	p, err := s.app.ListCampaigns(r.Context(), projectID(r), app.CampaignQuery{
+	return reply(w, http.StatusOK)(s.app.ListCampaigns(r.Context(), projectID(r), app.CampaignQuery{
 		Page: app.PageRequest{Page: page, PageSize: size}, Status: q.Get("status"), Search: q.Get("search"),
-		Sort: q.Get("sort"), Dir: q.Get("dir")})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+		Sort: q.Get("sort"), Dir: q.Get("dir")}))
 }
 
 // createCampaign serves POST /campaigns: 201 with {success, data}, one of
@@ -51,22 +46,12 @@ func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	c, err := s.app.CreateCampaign(r.Context(), projectID(r), b.input())
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusCreated, c)
-	return nil
+	return replyData(w, http.StatusCreated)(s.app.CreateCampaign(r.Context(), projectID(r), b.input()))
 }
 
 // getCampaign serves GET /campaigns/{id}.
 func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.app.GetCampaign(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateCampaign serves PUT /campaigns/{id}.
@@ -75,12 +60,7 @@ func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	c, err := s.app.UpdateCampaign(r.Context(), projectID(r), param(r, "id"), b.input())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
+	return reply(w, http.StatusOK)(s.app.UpdateCampaign(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteCampaign serves DELETE /campaigns/{id}.
@@ -94,12 +74,7 @@ func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request) error {
 
 // duplicateCampaign serves POST /campaigns/{id}/duplicate.
 func (s *Server) duplicateCampaign(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.app.DuplicateCampaign(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, c)
-	return nil
+	return reply(w, http.StatusCreated)(s.app.DuplicateCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // sendCampaignResponse is {success, data: {id, name, status, scheduledFor}, message}.
@@ -127,12 +102,7 @@ func (s *Server) sendCampaign(w http.ResponseWriter, r *http.Request) error {
 
 // cancelCampaign serves POST /campaigns/{id}/cancel.
 func (s *Server) cancelCampaign(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.app.CancelCampaign(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
+	return reply(w, http.StatusOK)(s.app.CancelCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // testCampaign serves POST /campaigns/{id}/test.
@@ -143,20 +113,10 @@ func (s *Server) testCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.SendCampaignTest(r.Context(), projectID(r), param(r, "id"), b.Email)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.SendCampaignTest(r.Context(), projectID(r), param(r, "id"), b.Email))
 }
 
 // campaignStats serves GET /campaigns/{id}/stats.
 func (s *Server) campaignStats(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.app.GetCampaignStats(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, st)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetCampaignStats(r.Context(), projectID(r), param(r, "id")))
 }

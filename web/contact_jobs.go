@@ -15,12 +15,7 @@ func (s *Server) importContacts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	job, err := s.app.ImportContacts(r.Context(), projectID(r), file)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusAccepted, job)
-	return nil
+	return reply(w, http.StatusAccepted)(s.app.ImportContacts(r.Context(), projectID(r), file))
 }
 
 // formFile reads one uploaded file of at most limit bytes. The form is
@@ -64,12 +59,7 @@ func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request, kind string) error {
-	st, err := s.app.JobStatus(r.Context(), projectID(r), kind, param(r, "jobId"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, st)
-	return nil
+	return reply(w, http.StatusOK)(s.app.JobStatus(r.Context(), projectID(r), kind, param(r, "jobId")))
 }
 
 type bulkBody struct {

@@ -9,15 +9,10 @@ import (
 // listContacts serves GET /contacts.
 func (s *Server) listContacts(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	page, err := s.app.ListContacts(r.Context(), projectID(r), app.ContactQuery{
+	return reply(w, http.StatusOK)(s.app.ListContacts(r.Context(), projectID(r), app.ContactQuery{
 		Limit: limitParam(r), Cursor: q.Get("cursor"), Search: q.Get("search"),
 		Subscribed: queryBool(r, "subscribed"), Sort: q.Get("sort"), Dir: q.Get("dir"),
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, page)
-	return nil
+	}))
 }
 
 type contactBody struct {
@@ -47,12 +42,7 @@ func (s *Server) upsertContact(w http.ResponseWriter, r *http.Request) error {
 
 // getContact serves GET /contacts/{id}.
 func (s *Server) getContact(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.app.GetContact(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetContact(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateContact serves PATCH /contacts/{id}.
@@ -61,13 +51,8 @@ func (s *Server) updateContact(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	c, err := s.app.UpdateContact(r.Context(), projectID(r), param(r, "id"),
-		app.UpdateContactInput{Email: b.Email, Subscribed: b.Subscribed, Data: b.Data})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
+	return reply(w, http.StatusOK)(s.app.UpdateContact(r.Context(), projectID(r), param(r, "id"),
+		app.UpdateContactInput{Email: b.Email, Subscribed: b.Subscribed, Data: b.Data}))
 }
 
 // deleteContact serves DELETE /contacts/{id}.
@@ -87,50 +72,25 @@ func (s *Server) lookupContacts(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.LookupContacts(r.Context(), projectID(r), b.Emails)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.LookupContacts(r.Context(), projectID(r), b.Emails))
 }
 
 // contactFields serves GET /contacts/fields.
 func (s *Server) contactFields(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.app.ContactFields(r.Context(), projectID(r))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, f)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ContactFields(r.Context(), projectID(r)))
 }
 
 // contactFieldValues serves GET /contacts/fields/{field}/values.
 func (s *Server) contactFieldValues(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.app.ContactFieldValues(r.Context(), projectID(r), param(r, "field"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ContactFieldValues(r.Context(), projectID(r), param(r, "field")))
 }
 
 // contactFieldUsage serves GET /contacts/fields/{field}/usage.
 func (s *Server) contactFieldUsage(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.app.ContactFieldUsage(r.Context(), projectID(r), param(r, "field"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, u)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ContactFieldUsage(r.Context(), projectID(r), param(r, "field")))
 }
 
 // deleteContactField serves DELETE /contacts/fields/{field}.
 func (s *Server) deleteContactField(w http.ResponseWriter, r *http.Request) error {
-	res, err := s.app.DeleteContactField(r.Context(), projectID(r), param(r, "field"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.DeleteContactField(r.Context(), projectID(r), param(r, "field")))
 }

@@ -8,12 +8,7 @@ import (
 
 // listDomains serves GET /domains/project/{projectId}: a bare array.
 func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.app.ListDomains(r.Context(), projectID(r), param(r, "projectId"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ListDomains(r.Context(), projectID(r), param(r, "projectId")))
 }
 
 // addDomain serves POST /domains.
@@ -26,23 +21,13 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	d, err := s.app.AddDomain(r.Context(), projectID(r),
-		app.AddDomainInput{Domain: b.Domain, ProjectID: b.ProjectID, Algorithm: b.Algorithm})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, d)
-	return nil
+	return reply(w, http.StatusCreated)(s.app.AddDomain(r.Context(), projectID(r),
+		app.AddDomainInput{Domain: b.Domain, ProjectID: b.ProjectID, Algorithm: b.Algorithm}))
 }
 
 // verifyDomain serves GET /domains/{id}/verify.
 func (s *Server) verifyDomain(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.app.VerifyDomain(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return reply(w, http.StatusOK)(s.app.VerifyDomain(r.Context(), projectID(r), param(r, "id")))
 }
 
 // deleteDomain serves DELETE /domains/{id}.

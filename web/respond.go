@@ -24,3 +24,27 @@ func writeData(w http.ResponseWriter, status int, data any) {
 
 // noContent answers a delete.
 func noContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+
+// reply returns a function that writes an app method's result with the
+// status, or passes its error on to writeError. Handlers end with
+// `return reply(w, http.StatusOK)(s.app.Method(...))`.
+func reply(w http.ResponseWriter, status int) func(any, error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		writeJSON(w, status, v)
+		return nil
+	}
+}
+
+// replyData is reply for the /v1 envelope {success: true, data}.
+func replyData(w http.ResponseWriter, status int) func(any, error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		writeData(w, status, v)
+		return nil
+	}
+}

@@ -24,12 +24,7 @@ func (b segmentBody) input() app.SegmentInput {
 
 // listSegments serves GET /segments: a bare array, newest first.
 func (s *Server) listSegments(w http.ResponseWriter, r *http.Request) error {
-	segments, err := s.app.ListSegments(r.Context(), projectID(r))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, segments)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ListSegments(r.Context(), projectID(r)))
 }
 
 // createSegment serves POST /segments.
@@ -38,22 +33,12 @@ func (s *Server) createSegment(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	g, err := s.app.CreateSegment(r.Context(), projectID(r), b.input())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, g)
-	return nil
+	return reply(w, http.StatusCreated)(s.app.CreateSegment(r.Context(), projectID(r), b.input()))
 }
 
 // getSegment serves GET /segments/{id}.
 func (s *Server) getSegment(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.app.GetSegment(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, g)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetSegment(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateSegment serves PATCH /segments/{id}.
@@ -62,12 +47,7 @@ func (s *Server) updateSegment(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	g, err := s.app.UpdateSegment(r.Context(), projectID(r), param(r, "id"), b.input())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, g)
-	return nil
+	return reply(w, http.StatusOK)(s.app.UpdateSegment(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteSegment serves DELETE /segments/{id}.
@@ -83,12 +63,7 @@ func (s *Server) deleteSegment(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) segmentContacts(w http.ResponseWriter, r *http.Request) error {
 	page, _ := queryInt(r, "page")
 	size, _ := queryInt(r, "pageSize")
-	p, err := s.app.SegmentContacts(r.Context(), projectID(r), param(r, "id"), app.PageRequest{Page: page, PageSize: size})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return reply(w, http.StatusOK)(s.app.SegmentContacts(r.Context(), projectID(r), param(r, "id"), app.PageRequest{Page: page, PageSize: size}))
 }
 
 type membersBody struct {
@@ -103,13 +78,8 @@ func (s *Server) addSegmentMembers(w http.ResponseWriter, r *http.Request) error
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.AddSegmentMembers(r.Context(), projectID(r), param(r, "id"),
-		app.MembersInput{Emails: b.Emails, CreateMissing: b.CreateMissing, Subscribed: b.Subscribed})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.AddSegmentMembers(r.Context(), projectID(r), param(r, "id"),
+		app.MembersInput{Emails: b.Emails, CreateMissing: b.CreateMissing, Subscribed: b.Subscribed}))
 }
 
 // removeSegmentMembers serves DELETE /segments/{id}/members.
@@ -118,30 +88,15 @@ func (s *Server) removeSegmentMembers(w http.ResponseWriter, r *http.Request) er
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.RemoveSegmentMembers(r.Context(), projectID(r), param(r, "id"), b.Emails)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.RemoveSegmentMembers(r.Context(), projectID(r), param(r, "id"), b.Emails))
 }
 
 // computeSegment serves POST /segments/{id}/compute.
 func (s *Server) computeSegment(w http.ResponseWriter, r *http.Request) error {
-	res, err := s.app.ComputeSegment(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return reply(w, http.StatusOK)(s.app.ComputeSegment(r.Context(), projectID(r), param(r, "id")))
 }
 
 // refreshSegment serves POST /segments/{id}/refresh.
 func (s *Server) refreshSegment(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.app.RefreshSegment(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, g)
-	return nil
+	return reply(w, http.StatusOK)(s.app.RefreshSegment(r.Context(), projectID(r), param(r, "id")))
 }

@@ -31,13 +31,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.Send(r.Context(), reqOf(r).project, app.SendInput{
+	return replyData(w, http.StatusOK)(s.app.Send(r.Context(), reqOf(r).project, app.SendInput{
 		To: b.To, Subject: b.Subject, Body: b.Body, Template: b.Template, From: b.From, Name: b.Name,
 		Subscribed: b.Subscribed, Data: b.Data, Headers: b.Headers, Reply: b.Reply, Attachments: b.Attachments,
-	})
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, res)
-	return nil
+	}))
 }

@@ -26,14 +26,9 @@ func (b templateBody) input() app.TemplateInput {
 // listTemplates serves GET /templates.
 func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	page, err := s.app.ListTemplates(r.Context(), projectID(r), app.TemplateQuery{
+	return reply(w, http.StatusOK)(s.app.ListTemplates(r.Context(), projectID(r), app.TemplateQuery{
 		Limit: limitParam(r), Cursor: q.Get("cursor"), Search: q.Get("search"), Type: q.Get("type"),
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, page)
-	return nil
+	}))
 }
 
 // createTemplate serves POST /templates.
@@ -42,22 +37,12 @@ func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	t, err := s.app.CreateTemplate(r.Context(), projectID(r), b.input())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, t)
-	return nil
+	return reply(w, http.StatusCreated)(s.app.CreateTemplate(r.Context(), projectID(r), b.input()))
 }
 
 // getTemplate serves GET /templates/{id}.
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.app.GetTemplate(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, t)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetTemplate(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateTemplate serves PATCH /templates/{id}.
@@ -66,12 +51,7 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	t, err := s.app.UpdateTemplate(r.Context(), projectID(r), param(r, "id"), b.input())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, t)
-	return nil
+	return reply(w, http.StatusOK)(s.app.UpdateTemplate(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteTemplate serves DELETE /templates/{id}.
@@ -85,20 +65,10 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) error {
 
 // duplicateTemplate serves POST /templates/{id}/duplicate: 201 with the copy.
 func (s *Server) duplicateTemplate(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.app.DuplicateTemplate(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, t)
-	return nil
+	return reply(w, http.StatusCreated)(s.app.DuplicateTemplate(r.Context(), projectID(r), param(r, "id")))
 }
 
 // templateUsage serves GET /templates/{id}/usage.
 func (s *Server) templateUsage(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.app.GetTemplateUsage(r.Context(), projectID(r), param(r, "id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, u)
-	return nil
+	return reply(w, http.StatusOK)(s.app.GetTemplateUsage(r.Context(), projectID(r), param(r, "id")))
 }

@@ -20,13 +20,8 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.Track(r.Context(), projectID(r),
-		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data})
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, res)
-	return nil
+	return replyData(w, http.StatusOK)(s.app.Track(r.Context(), projectID(r),
+		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data}))
 }
 
 type verifyBody struct {
@@ -39,12 +34,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.VerifyEmail(r.Context(), b.Email)
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, res)
-	return nil
+	return replyData(w, http.StatusOK)(s.app.VerifyEmail(r.Context(), b.Email))
 }
 
 // config serves GET /config: which optional features this server has on.
