@@ -98,7 +98,7 @@ func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
 		return nil, fmt.Errorf("mailer returned %d results for one recipient", len(res))
 	}
 	outcome := a.outcome(e, res[0])
-	if err := a.recordOutcome(ctx, e, outcome); err != nil {
+	if err := a.recordOutcome(ctx, job, e, outcome); err != nil {
 		return nil, err
 	}
 	a.log.Info("delivery attempt", "email_id", e.ID, "job_id", job.ID, "status", outcome.Status,
@@ -131,12 +131,18 @@ func (a *App) outcome(e storage.Email, r smtpout.Result) storage.AttemptOutcome 
 // recordOutcome stores the attempt and emits the contact's events in one
 // write: email.delivery on acceptance, email.bounce on a permanent
 // failure, which also unsubscribes the contact.
-func (a *App) recordOutcome(ctx context.Context, e storage.Email, o storage.AttemptOutcome) error {
+func (a *App) recordOutcome(ctx context.Context, job *RunningJob, e storage.Email, o storage.AttemptOutcome) error {
 	ctx = context.WithoutCancel(ctx) // the attempt happened; record it even during shutdown
 	return a.db.Write(ctx, func(tx *storage.Tx) error {
 		now := a.now()
 		if err := tx.RecordAttempt(ctx, e.ID, o, now); err != nil {
 			return err
+		}
+		if o.Status != storage.EmailPending {
+			// A final outcome ends the job in the same write.
+			if err := job.FinishIn(ctx, tx); err != nil {
+				return err
+			}
 		}
 		if err := a.campaignEmailSettled(ctx, tx, e, o.Status); err != nil {
 			return err

@@ -186,8 +186,12 @@ func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
 		return
 	}
 	start := d.clock.Now()
-	result, err := d.call(ctx, h, &RunningJob{Job: j, d: d, lease: h.Lease})
+	rj := &RunningJob{Job: j, d: d, lease: h.Lease}
+	result, err := d.call(ctx, h, rj)
 	log.Debug("job ran", "took", d.clock.Now().Sub(start), "err", err)
+	if err == nil && rj.finished.Load() {
+		return
+	}
 	d.finish(ctx, log, j, h, result, err)
 }
 
