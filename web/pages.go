@@ -44,38 +44,32 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) er
 	return err
 }
 
-// unsubscribePage serves GET /unsubscribe/{token}.
-func (s *Server) unsubscribePage(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
-	if err != nil {
-		return s.pageError(w, r, err)
+// preferencePage serves a GET page of a contact link: the page shows the
+// contact's address and a button; nothing changes until the button's POST.
+func (s *Server) preferencePage(build func(app.Preferences) page) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
+		if err != nil {
+			return s.pageError(w, r, err)
+		}
+		renderPage(w, http.StatusOK, build(p))
+		return nil
 	}
-	renderPage(w, http.StatusOK, page{Title: "Unsubscribe", Project: p.ProjectName,
-		Message: "Stop receiving these emails at " + p.Email + "?", Action: "unsubscribe", Button: "Unsubscribe"})
-	return nil
 }
 
-// subscribePage serves GET /subscribe/{token}.
-func (s *Server) subscribePage(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
-	if err != nil {
-		return s.pageError(w, r, err)
-	}
-	renderPage(w, http.StatusOK, page{Title: "Subscribe", Project: p.ProjectName,
-		Message: "Receive these emails at " + p.Email + "?", Action: "subscribe", Button: "Subscribe"})
-	return nil
+// unsubscribePage is GET /unsubscribe/{token}.
+func unsubscribePage(p app.Preferences) page {
+	return page{Title: "Unsubscribe", Project: p.ProjectName,
+		Message: "Stop receiving these emails at " + p.Email + "?", Action: "unsubscribe", Button: "Unsubscribe"}
 }
 
-// managePage serves GET /manage/{token}.
-func (s *Server) managePage(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
-	if err != nil {
-		return s.pageError(w, r, err)
-	}
-	renderPage(w, http.StatusOK, managePage(p))
-	return nil
+// subscribePage is GET /subscribe/{token}.
+func subscribePage(p app.Preferences) page {
+	return page{Title: "Subscribe", Project: p.ProjectName,
+		Message: "Receive these emails at " + p.Email + "?", Action: "subscribe", Button: "Subscribe"}
 }
 
+// managePage is GET /manage/{token}: the current state and the way back.
 func managePage(p app.Preferences) page {
 	if p.Subscribed {
 		return page{Title: "Email preferences", Project: p.ProjectName,

@@ -77,11 +77,11 @@ func (s *Server) routes() []route {
 		// Links in sent mail: tracking and the subscription pages
 		{method: "GET", path: "/t/o/:token", auth: authNone, handle: s.openPixel},
 		{method: "GET", path: "/t/c/:token", auth: authNone, handle: s.clickRedirect},
-		{method: "GET", path: "/unsubscribe/:token", auth: authNone, handle: s.unsubscribePage},
+		{method: "GET", path: "/unsubscribe/:token", auth: authNone, handle: s.preferencePage(unsubscribePage)},
 		{method: "POST", path: "/unsubscribe/:token", auth: authNone, handle: s.changeSubscription(false, false)},
-		{method: "GET", path: "/subscribe/:token", auth: authNone, handle: s.subscribePage},
+		{method: "GET", path: "/subscribe/:token", auth: authNone, handle: s.preferencePage(subscribePage)},
 		{method: "POST", path: "/subscribe/:token", auth: authNone, handle: s.changeSubscription(true, false)},
-		{method: "GET", path: "/manage/:token", auth: authNone, handle: s.managePage},
+		{method: "GET", path: "/manage/:token", auth: authNone, handle: s.preferencePage(managePage)},
 		{method: "POST", path: "/manage/:token", auth: authNone, handle: s.changeSubscription(false, true)},
 
 		// Internal inbound notifications; the SNS signature authenticates
