@@ -32,12 +32,35 @@ type lane struct {
 	slots    chan struct{}
 	kinds    []string
 	maxLease time.Duration // the lease a claim takes: the longest its handlers ask for
-	// drained is set when a claim found fewer due jobs than it asked for,
-	// and cleared when a job of the lane is enqueued or the clock reaches
-	// the next due time. While it is set the lane is not queried, so a busy
-	// lane's completions do not make every other lane query the queue.
-	drained atomic.Bool
+	drain    drainState
 }
+
+// drainState remembers that a claim found a lane empty, so that a busy
+// lane's completions do not make every other lane query the queue. Any
+// change that may give the lane due work (an enqueue, a retry, the clock
+// reaching the next due time) bumps changes; the lane counts as drained
+// only while no change happened since the claim that found it empty, so a
+// job enqueued while that claim was under way is never overlooked.
+type drainState struct {
+	changes atomic.Uint64
+	emptyAt atomic.Uint64 // changes+1 as read before the claim that found the lane empty; 0: never
+	// at is the time of that claim: every job of the lane due by then was
+	// seen. Only the Run goroutine uses it.
+	at time.Time
+}
+
+// version is read before a claim and passed to markEmpty after it.
+func (s *drainState) version() uint64 { return s.changes.Load() }
+
+func (s *drainState) markEmpty(version uint64, at time.Time) {
+	s.at = at
+	s.emptyAt.Store(version + 1)
+}
+
+func (s *drainState) drained() bool { return s.emptyAt.Load() == s.changes.Load()+1 }
+
+// changed notes that the lane may have due work.
+func (s *drainState) changed() { s.changes.Add(1) }
 
 // DefaultLane runs the kinds whose handler names no lane.
 const DefaultLane = "default"
@@ -120,18 +143,34 @@ func (d *Dispatcher) Run(ctx context.Context) {
 
 func (d *Dispatcher) undrain() {
 	for _, l := range d.lanes {
-		l.drained.Store(false)
+		l.drain.changed()
 	}
 }
 
-// nextWake is when the next job falls due, or idleWait from now.
+// nextWake is when a drained lane may have work again: the first time a job
+// falls due or a lease runs out after the earliest drain. It is idleWait
+// from now at the latest. Lanes that are not drained need no timer: they
+// are full, and a finishing job wakes the dispatcher.
 func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
 	limit := d.clock.Now().Add(idleWait)
-	next, ok, err := storage.NextJobTime(ctx, d.db.Reader())
+	since, ok := d.earliestDrain()
+	if !ok {
+		return limit
+	}
+	next, ok, err := storage.NextJobTime(ctx, d.db.Reader(), since)
 	if err != nil || !ok || next.After(limit) {
 		return limit
 	}
 	return next
+}
+
+func (d *Dispatcher) earliestDrain() (since time.Time, ok bool) {
+	for _, l := range d.lanes {
+		if l.drain.drained() && (!ok || l.drain.at.Before(since)) {
+			since, ok = l.drain.at, true
+		}
+	}
+	return since, ok
 }
 
 func (d *Dispatcher) claimAndStart(ctx context.Context) {
@@ -142,12 +181,14 @@ func (d *Dispatcher) claimAndStart(ctx context.Context) {
 
 func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 	free := cap(l.slots) - len(l.slots)
-	if free == 0 || l.drained.Load() || len(l.kinds) == 0 || ctx.Err() != nil {
+	if free == 0 || l.drain.drained() || len(l.kinds) == 0 || ctx.Err() != nil {
 		return
 	}
+	version := l.drain.version()
 	var jobs []storage.Job
+	var now time.Time
 	err := d.db.Write(ctx, func(tx *storage.Tx) error {
-		now := d.clock.Now()
+		now = d.clock.Now()
 		var err error
 		// Claim with the longest lease the lane's handlers use; each
 		// handler's own lease applies from its first Progress call.
@@ -161,7 +202,7 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 		return
 	}
 	if len(jobs) < free {
-		l.drained.Store(true)
+		l.drain.markEmpty(version, now)
 	}
 	for _, j := range jobs {
 		l.slots <- struct{}{}
@@ -182,7 +223,7 @@ func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
 	log := d.log.With("job_id", j.ID, "job_kind", j.Kind, "attempt", j.Attempts)
 	h, ok := d.handlers[j.Kind]
 	if !ok {
-		d.finish(ctx, log, j, h, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
+		d.finish(ctx, log, l, j, h, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
 		return
 	}
 	start := d.clock.Now()
@@ -192,7 +233,7 @@ func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
 	if err == nil && rj.finished.Load() {
 		return
 	}
-	d.finish(ctx, log, j, h, result, err)
+	d.finish(ctx, log, l, j, h, result, err)
 }
 
 // call runs the handler, turning a panic into a failed attempt.
@@ -207,25 +248,28 @@ func (d *Dispatcher) call(ctx context.Context, h JobHandler, j *RunningJob) (res
 
 // finish records the outcome of an attempt. It runs even when ctx has
 // ended: an attempt cut short by shutdown goes back in the queue at once.
-func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, j storage.Job, h JobHandler, result any, runErr error) {
+func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j storage.Job, h JobHandler, result any, runErr error) {
 	wctx := context.WithoutCancel(ctx)
 	now := d.clock.Now()
 	err := d.db.Write(wctx, func(tx *storage.Tx) error {
 		switch {
 		case runErr == nil:
-			return d.complete(wctx, tx, j, h, result, now)
+			return d.complete(wctx, tx, l, j, h, result, now)
 		case ctx.Err() != nil:
+			requeued(tx, l)
 			return tx.RetryJob(wctx, j.ID, j.Attempts, now, "interrupted by shutdown", now)
 		}
 		var perm PermanentError
 		if errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts {
 			log.Warn("job failed", "err", runErr)
 			if h.Every > 0 {
+				requeued(tx, l)
 				return tx.RescheduleJob(wctx, j.ID, now.Add(h.Every), now)
 			}
 			return tx.FinishJob(wctx, j.ID, j.Attempts, storage.JobFailed, nil, runErr.Error(), now)
 		}
 		log.Info("job will retry", "err", runErr)
+		requeued(tx, l)
 		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(h.Backoff(j.Attempts)), runErr.Error(), now)
 	})
 	if err != nil {
@@ -233,9 +277,14 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, j storage.Job
 	}
 }
 
-func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, j storage.Job, h JobHandler, result any, now time.Time) error {
+// requeued notes, once tx commits, that a job of l is back in the queue:
+// the lane may have due work again.
+func requeued(tx *storage.Tx, l *lane) { tx.OnCommit(l.drain.changed) }
+
+func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, l *lane, j storage.Job, h JobHandler, result any, now time.Time) error {
 	switch {
 	case h.Every > 0:
+		requeued(tx, l)
 		return tx.RescheduleJob(ctx, j.ID, now.Add(h.Every), now)
 	case h.KeepFor == 0:
 		return tx.DeleteJob(ctx, j.ID)

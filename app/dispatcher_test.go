@@ -50,9 +50,13 @@ func (q *queue) write(fn func(*storage.Tx) error) {
 }
 
 // start runs a dispatcher with the given handlers until the returned stop
-// is called (or the test ends).
-func (q *queue) start(workers int, handlers map[string]app.JobHandler) (*app.Dispatcher, func()) {
+// is called (or the test ends). setup runs before the handlers are
+// registered (to add lanes).
+func (q *queue) start(workers int, handlers map[string]app.JobHandler, setup ...func(*app.Dispatcher)) (*app.Dispatcher, func()) {
 	d := app.NewDispatcher(q.db, q.clock, slog.New(slog.DiscardHandler), workers)
+	for _, f := range setup {
+		f(d)
+	}
 	for kind, h := range handlers {
 		d.Register(kind, h)
 	}
@@ -306,4 +310,29 @@ func TestUniqueJobsAndPeriodicJobs(t *testing.T) {
 	if runs.Load() != 2 {
 		t.Fatalf("a duplicate unique job ran: %d runs", runs.Load())
 	}
+}
+
+// A due job waiting for a free worker must not keep the dispatcher awake:
+// it sleeps (a timer is pending) until the running job finishes.
+func TestWaitingForAWorkerDoesNotSpin(t *testing.T) {
+	q := newQueue(t)
+	release := make(chan struct{})
+	var ran atomic.Int32
+	d, _ := q.start(1, map[string]app.JobHandler{
+		"slow": {Run: func(context.Context, *app.RunningJob) (any, error) {
+			ran.Add(1)
+			<-release
+			return nil, nil
+		}, Lane: "slow"},
+		"other": {Run: func(context.Context, *app.RunningJob) (any, error) { return nil, nil }},
+	}, func(d *app.Dispatcher) { d.AddLane("slow", 1) })
+	q.enqueue(d, app.JobSpec{Kind: "slow"})
+	second := q.enqueue(d, app.JobSpec{Kind: "slow"})
+	q.waitFor("first running", func() bool { return ran.Load() == 1 })
+	q.waitFor("dispatcher asleep", func() bool { return q.clock.Waiters() > 0 })
+	if j := q.job(second); j.State != storage.JobQueued {
+		t.Fatalf("second job %s while the only worker is busy", j.State)
+	}
+	close(release)
+	q.waitFor("both done", func() bool { return ran.Load() == 2 })
 }

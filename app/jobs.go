@@ -113,7 +113,7 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (st
 	}
 	l := d.lane(h.Lane)
 	tx.OnCommit(func() {
-		l.drained.Store(false)
+		l.drain.changed()
 		d.Wake()
 	})
 	return j.ID, nil
