@@ -94,11 +94,8 @@ func (a *App) prepareSend(ctx context.Context, project Project, in SendInput) (*
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	if err := a.CheckSender(ctx, project.ID, out.from.Email); err != nil {
-		return nil, err
-	}
 	out.fromDomain = domainOf(out.from.Email)
-	out.signer, err = a.signerFor(ctx, project.ID, out.fromDomain)
+	out.signer, err = a.senderSigner(ctx, project.ID, out.from.Email)
 	return out, err
 }
 

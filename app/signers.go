@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"sync"
 
+	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/dkim"
 )
 
@@ -14,6 +15,16 @@ import (
 type signerCache struct {
 	mu sync.Mutex
 	m  map[[32]byte]*dkim.Signer
+}
+
+// senderSigner makes CheckSender's check of a from address and returns the
+// signer of its domain, with one lookup.
+func (a *App) senderSigner(ctx context.Context, projectID, from string) (*dkim.Signer, error) {
+	domain, ok := verify.AddressDomain(from)
+	if !ok {
+		return nil, domainNotVerified(fallbackDomain(from))
+	}
+	return a.signerFor(ctx, projectID, domain)
 }
 
 // signerFor returns the signer of a project's verified sending domain.

@@ -24,14 +24,19 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, err
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
 	last := 0
+	tokens := map[string]string{} // a link repeated in a message is signed once
 	for _, l := range anchorLinks(body) {
 		target := html.UnescapeString(body[l.start:l.end])
 		if strings.HasPrefix(target, base+"/") {
 			continue
 		}
-		tok, err := a.SignToken(ctx, TokenClick, emailID+"\n"+target)
-		if err != nil {
-			return "", err
+		tok, ok := tokens[target]
+		if !ok {
+			var err error
+			if tok, err = a.SignToken(ctx, TokenClick, emailID+"\n"+target); err != nil {
+				return "", err
+			}
+			tokens[target] = tok
 		}
 		b.WriteString(body[last:l.start])
 		b.WriteString(base + "/t/c/" + tok)
