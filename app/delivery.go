@@ -56,8 +56,9 @@ func (a *App) registerDelivery() {
 	o := a.delivery
 	a.jobs.AddLane(DeliveryLane, o.Workers)
 	a.jobs.Register(JobDeliver, JobHandler{
-		Run:  a.runDelivery,
-		Lane: DeliveryLane,
+		Run:     a.runDelivery,
+		Claimed: a.startDelivery,
+		Lane:    DeliveryLane,
 		// The give-up time, not an attempt count, ends retries; the
 		// handler decides. Delays double up to a sixth of it.
 		MaxAttempts: 1000,
@@ -69,9 +70,21 @@ func (a *App) registerDelivery() {
 // errTryLater makes the dispatcher retry a delivery after its backoff.
 var errTryLater = errors.New("temporary delivery failure")
 
-// runDelivery makes one attempt. The email is marked SENDING first, so a
-// crash mid-attempt leaves it to be tried again when the lease runs out:
-// it is sent twice only if the remote server accepted it and the
+// startDelivery marks the email SENDING and counts the attempt, in the
+// write that claims its job. An email no longer waiting for delivery
+// (delivered by an attempt whose acknowledgement was recorded, or
+// cancelled) ends its job there.
+func (a *App) startDelivery(ctx context.Context, tx *storage.Tx, job storage.Job) (bool, error) {
+	var p deliveryPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return true, nil // Run fails it for good
+	}
+	return tx.StartAttempt(ctx, p.EmailID, a.now())
+}
+
+// runDelivery makes one attempt; startDelivery marked the email SENDING
+// first, so a crash mid-attempt leaves it to be tried again when the lease
+// runs out: it is sent twice only if the remote server accepted it and the
 // acknowledgement was lost, which no mail system can rule out.
 func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
 	var p deliveryPayload
@@ -82,15 +95,7 @@ func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil // the project or email was deleted
 	}
-	if err != nil {
-		return nil, err
-	}
-	var started bool
-	err = a.db.Write(ctx, func(tx *storage.Tx) (err error) {
-		started, err = tx.StartAttempt(ctx, e.ID, a.now())
-		return err
-	})
-	if err != nil || !started || e.Raw == nil {
+	if err != nil || e.Raw == nil {
 		return nil, err
 	}
 	res := a.mailer.Send(ctx, smtpout.Message{From: a.returnPath(ctx, e), To: []string{e.Recipient}, Data: e.Raw})

@@ -187,12 +187,17 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 	version := l.drain.version()
 	var jobs []storage.Job
 	var now time.Time
+	var claimedN int
 	err := d.db.Write(ctx, func(tx *storage.Tx) error {
 		now = d.clock.Now()
-		var err error
 		// Claim with the longest lease the lane's handlers use; each
 		// handler's own lease applies from its first Progress call.
-		jobs, err = tx.ClaimJobs(ctx, l.kinds, now, now.Add(l.maxLease), free)
+		claimed, err := tx.ClaimJobs(ctx, l.kinds, now, now.Add(l.maxLease), free)
+		if err != nil {
+			return err
+		}
+		claimedN = len(claimed)
+		jobs, err = d.startClaimed(ctx, tx, l, claimed, now)
 		return err
 	})
 	if err != nil {
@@ -201,7 +206,7 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 		}
 		return
 	}
-	if len(jobs) < free {
+	if claimedN < free {
 		l.drain.markEmpty(version, now)
 	}
 	for _, j := range jobs {
@@ -209,9 +214,34 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 		d.running.Add(1)
 		go d.run(ctx, l, j)
 	}
-	if len(jobs) == free {
+	if claimedN == free {
 		d.Wake() // there may be more
 	}
+}
+
+// startClaimed runs the Claimed hooks of freshly claimed jobs and returns
+// the jobs left to run; the others are completed in the same write.
+func (d *Dispatcher) startClaimed(ctx context.Context, tx *storage.Tx, l *lane, claimed []storage.Job, now time.Time) ([]storage.Job, error) {
+	jobs := claimed[:0:0]
+	for _, j := range claimed {
+		h, ok := d.handlers[j.Kind]
+		if !ok || h.Claimed == nil {
+			jobs = append(jobs, j)
+			continue
+		}
+		run, err := h.Claimed(ctx, tx, j)
+		switch {
+		case err != nil:
+			return nil, err
+		case run:
+			jobs = append(jobs, j)
+		default:
+			if err := d.complete(ctx, tx, l, j, h, nil, now); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return jobs, nil
 }
 
 func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {

@@ -336,3 +336,32 @@ func TestWaitingForAWorkerDoesNotSpin(t *testing.T) {
 	close(release)
 	q.waitFor("both done", func() bool { return ran.Load() == 2 })
 }
+
+// A Claimed hook runs in the claiming write; a job it reports as having
+// nothing left to do is completed there and never run.
+func TestClaimedHookStartsOrEndsTheJob(t *testing.T) {
+	q := newQueue(t)
+	var ran, hooked atomic.Int32
+	d, _ := q.start(2, map[string]app.JobHandler{"work": {
+		KeepFor: time.Hour,
+		Claimed: func(_ context.Context, _ *storage.Tx, j storage.Job) (bool, error) {
+			hooked.Add(1)
+			if j.State != storage.JobActive || j.Attempts != 1 {
+				t.Errorf("hook saw %s attempt %d", j.State, j.Attempts)
+			}
+			return string(j.Payload) != `"skip"`, nil
+		},
+		Run: func(context.Context, *app.RunningJob) (any, error) { ran.Add(1); return "ran", nil },
+	}})
+	run := q.enqueue(d, app.JobSpec{Kind: "work", Payload: "run"})
+	skip := q.enqueue(d, app.JobSpec{Kind: "work", Payload: "skip"})
+	if j := q.waitState(run, storage.JobCompleted); string(j.Result) != `"ran"` {
+		t.Fatalf("run job %+v", j)
+	}
+	if j := q.waitState(skip, storage.JobCompleted); j.Result != nil {
+		t.Fatalf("skipped job %+v", j)
+	}
+	if ran.Load() != 1 || hooked.Load() != 2 {
+		t.Fatalf("ran %d, hooked %d", ran.Load(), hooked.Load())
+	}
+}

@@ -18,6 +18,12 @@ type JobHandler struct {
 	// is claimed again when its lease runs out.
 	Run func(ctx context.Context, job *RunningJob) (result any, err error)
 
+	// Claimed, if set, runs inside the write that claims the job, so that
+	// the work is marked started in the same transaction. It returns false
+	// when the job has nothing left to do: it is then completed in that
+	// write and Run is not called.
+	Claimed func(ctx context.Context, tx *storage.Tx, job storage.Job) (run bool, err error)
+
 	MaxAttempts int                             // default 5
 	Lease       time.Duration                   // default 2m; RunningJob.Progress renews it
 	Backoff     func(attempt int) time.Duration // delay before retry n (1-based); default 10s doubling, at most 1h
