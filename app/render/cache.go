@@ -3,8 +3,6 @@ package render
 import (
 	"container/list"
 	"sync"
-
-	"github.com/osteele/liquid"
 )
 
 // cacheKey is a template's text and whether its output is escaped: the
@@ -28,7 +26,7 @@ type parseCache struct {
 
 type cacheEntry struct {
 	key cacheKey
-	tpl *liquid.Template
+	tpl *compiled
 }
 
 func newParseCache(maxEntries, maxBytes int) *parseCache {
@@ -36,7 +34,7 @@ func newParseCache(maxEntries, maxBytes int) *parseCache {
 		entries: map[cacheKey]*list.Element{}}
 }
 
-func (c *parseCache) get(k cacheKey) (*liquid.Template, bool) {
+func (c *parseCache) get(k cacheKey) (*compiled, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -49,7 +47,7 @@ func (c *parseCache) get(k cacheKey) (*liquid.Template, bool) {
 
 // put adds a parsed template. A template larger than the whole budget is
 // not kept: it is parsed again each time rather than evicting everything.
-func (c *parseCache) put(k cacheKey, t *liquid.Template) {
+func (c *parseCache) put(k cacheKey, t *compiled) {
 	if len(k.src) > c.maxBytes {
 		return
 	}

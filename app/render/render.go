@@ -72,7 +72,7 @@ func (r *Renderer) Check(tpl string, mode Mode) error {
 	// Liquid resolves filter names only while rendering, so a trial render
 	// with no variables finds misspelt filters outside untaken branches.
 	// Other render errors may depend on the data and are not syntax errors.
-	_, serr := t.RenderString(nil)
+	_, serr := t.liquid.RenderString(nil)
 	if err := renderError(serr); errors.As(err, new(*SyntaxError)) {
 		return err
 	}
@@ -90,19 +90,37 @@ func (r *Renderer) Render(tpl string, vars map[string]any, mode Mode) (string, e
 	}
 	// Sized for the usual case, output a little longer than the source, so
 	// that a 10 KB body is not copied through every power of two.
-	var b strings.Builder
-	b.Grow(len(tpl) + len(tpl)/4 + 64)
-	if serr := t.FRender(&b, bindings(vars)); serr != nil {
-		return "", renderError(serr)
+	out, err := t.render(vars, len(tpl)+len(tpl)/4+64)
+	if err != nil {
+		return "", err
 	}
-	out := b.String()
 	if mode == Header {
 		out = flattenLines(out)
 	}
 	return out, nil
 }
 
-func (r *Renderer) parse(tpl string, mode Mode) (*liquid.Template, error) {
+// compiled is a parsed template and, if it has one, its plan (plan.go).
+type compiled struct {
+	liquid *liquid.Template
+	plan   *plan
+}
+
+func (t *compiled) render(vars map[string]any, sizeHint int) (string, error) {
+	if t.plan != nil {
+		if out, ok := t.plan.render(vars, sizeHint); ok {
+			return out, nil
+		}
+	}
+	var b strings.Builder
+	b.Grow(sizeHint)
+	if serr := t.liquid.FRender(&b, bindings(vars)); serr != nil {
+		return "", renderError(serr)
+	}
+	return b.String(), nil
+}
+
+func (r *Renderer) parse(tpl string, mode Mode) (*compiled, error) {
 	escape := mode == HTML
 	key := cacheKey{escape: escape, src: tpl}
 	if t, ok := r.cache.get(key); ok {
@@ -112,10 +130,11 @@ func (r *Renderer) parse(tpl string, mode Mode) (*liquid.Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, serr := r.engine.ParseTemplateLocation([]byte(src), "", 1) // line numbers from 1
+	lt, serr := r.engine.ParseTemplateLocation([]byte(src), "", 1) // line numbers from 1
 	if serr != nil {
 		return nil, &SyntaxError{Message: cleanMessage(serr.Error())}
 	}
+	t := &compiled{liquid: lt, plan: newPlan(lt.GetRoot())}
 	r.cache.put(key, t)
 	return t, nil
 }

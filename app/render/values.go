@@ -80,8 +80,12 @@ func normalizeMap(m map[string]any) map[string]any {
 func normalize(v any) any {
 	switch v := v.(type) {
 	case json.Number:
-		if n, err := v.Int64(); err == nil {
-			return n
+		// A fraction or exponent cannot parse as an integer; not trying
+		// spares the error Int64 would allocate, on every render.
+		if !strings.ContainsAny(string(v), ".eE") {
+			if n, err := v.Int64(); err == nil {
+				return n
+			}
 		}
 		if f, err := v.Float64(); err == nil {
 			return f
@@ -97,4 +101,65 @@ func normalize(v any) any {
 		return out
 	}
 	return v
+}
+
+// lookupVar is the variable name as bound by bindings, before
+// normalization; with inData, it is data.name instead.
+func lookupVar(vars map[string]any, name string, inData bool) any {
+	v, ok := vars[name]
+	if !ok && inData && name == "size" {
+		return len(vars) // Liquid's size of a map without a "size" key
+	}
+	return v
+}
+
+// property is v.prop as Liquid evaluates it on normalize(v), for the types
+// bindings produce; ok is false for any other type. v may be unnormalized,
+// and so may the result: normalize commutes with taking a map's item or a
+// list's first or last.
+func property(v any, prop string) (any, bool) {
+	switch v := v.(type) {
+	case nil, bool, int, int64, float64:
+		return nil, true
+	case json.Number:
+		return property(normalize(v), prop)
+	case string:
+		if prop == "size" {
+			return len(v), true
+		}
+		return nil, true
+	case map[string]any:
+		if item, ok := v[prop]; ok {
+			return item, true
+		}
+		if prop == "size" {
+			return len(v), true
+		}
+		return nil, true
+	case []any:
+		return listProperty(v, prop), true
+	}
+	return nil, false
+}
+
+func listProperty(l []any, prop string) any {
+	switch {
+	case prop == "size":
+		return len(l)
+	case prop == "first" && len(l) > 0:
+		return l[0]
+	case prop == "last" && len(l) > 0:
+		return l[len(l)-1]
+	}
+	return nil
+}
+
+// isPlain reports whether v, normalized, is of a type a plan renders
+// exactly as Liquid does: one that Liquid passes to the filters unchanged.
+func isPlain(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, int, int64, float64, map[string]any, []any:
+		return true
+	}
+	return false
 }
