@@ -3,7 +3,6 @@ package message
 import (
 	"bytes"
 	"encoding/base64"
-	"mime/quotedprintable"
 )
 
 // layout says which multipart levels a message needs.
@@ -79,15 +78,17 @@ func delimiter(b *bytes.Buffer, base string, level byte, first, last bool) {
 	b.WriteString("\r\n")
 }
 
-// writeBody writes the outermost multipart, recursing inwards.
-func writeBody(b *bytes.Buffer, m *Message, text string, l layout, base string) {
+// writeBody writes the outermost multipart, recursing inwards. The text
+// part's body is the caller's string or the bytes derived from the HTML,
+// encoded as they are, without a copy.
+func writeBody[T string | []byte](b *bytes.Buffer, m *Message, text T, l layout, base string) {
 	writeLevel(b, m, text, l, base, l.top())
 	b.WriteString("\r\n")
 }
 
 // writeLevel writes the body of one multipart level: its first part is the
 // next level in (or the text and HTML), followed by its attachments.
-func writeLevel(b *bytes.Buffer, m *Message, text string, l layout, base string, level byte) {
+func writeLevel[T string | []byte](b *bytes.Buffer, m *Message, text T, l layout, base string, level byte) {
 	delimiter(b, base, level, true, false)
 	switch level {
 	case alternative:
@@ -113,17 +114,13 @@ func writeLevel(b *bytes.Buffer, m *Message, text string, l layout, base string,
 	delimiter(b, base, level, false, true)
 }
 
-// writeTextPart writes a quoted-printable UTF-8 part. The encoder turns every
-// line ending (LF, CR or CRLF) into CRLF and keeps lines within 76
-// characters.
-func writeTextPart(b *bytes.Buffer, contentType, body string) {
+// writeTextPart writes a quoted-printable UTF-8 part, encoding straight into
+// the buffer's spare capacity.
+func writeTextPart[T string | []byte](b *bytes.Buffer, contentType string, body T) {
 	b.WriteString("Content-Type: ")
 	b.WriteString(contentType)
 	b.WriteString("\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
-	w := quotedprintable.NewWriter(b)
-	// Writes to a bytes.Buffer cannot fail.
-	_, _ = w.Write([]byte(body))
-	_ = w.Close()
+	b.Write(appendQuotedPrintable(b.AvailableBuffer(), body))
 }
 
 // writeBase64 writes data in lines of 76 characters (57 input bytes), CRLF
@@ -143,11 +140,11 @@ func base64Len(n int) int {
 	return base64.StdEncoding.EncodedLen(n) + 2*lines
 }
 
-// qpLen estimates the quoted-printable size of s for sizing the buffer. A
-// quarter more covers ASCII text and HTML ("=" becomes "=3D", soft breaks
-// every 76 characters) without a pass over the bytes, which cost a fifth of
-// Build; mostly non-ASCII text (up to three times larger) makes the buffer
-// grow once or twice instead.
-func qpLen(s string) int {
-	return len(s) + len(s)/4
+// qpLen estimates the quoted-printable size of n bytes for sizing the
+// buffer. A quarter more covers ASCII text and HTML ("=" becomes "=3D", soft
+// breaks every 76 characters) without a pass over the bytes; mostly
+// non-ASCII text (up to three times larger) makes the buffer grow once or
+// twice instead.
+func qpLen(n int) int {
+	return n + n/4
 }

@@ -87,11 +87,23 @@ func Build(m Message) ([]byte, error) {
 	if err := checkMessage(&m); err != nil {
 		return nil, err
 	}
-	text := m.Text
-	if text == "" {
-		text = HTMLToText(m.HTML)
+	if m.Text != "" {
+		return build(&m, m.Text)
 	}
-	size, minimum := estimate(&m, text)
+	if len(m.HTML) > MaxMessageBytes { // too large whatever its text
+		return nil, ErrTooLarge
+	}
+	// The derived text is only needed until it is encoded.
+	buf := textBuffers.Get().(*[]byte)
+	defer putTextBuffer(buf)
+	*buf = deriveText(*buf, m.HTML)
+	return build(&m, *buf)
+}
+
+// build writes a checked message whose text part is text: the caller's, or
+// the one derived from the HTML.
+func build[T string | []byte](m *Message, text T) ([]byte, error) {
+	size, minimum := estimate(m, len(text))
 	if minimum > MaxMessageBytes {
 		return nil, ErrTooLarge
 	}
@@ -101,10 +113,10 @@ func Build(m Message) ([]byte, error) {
 	// appends its own letter, so boundaries differ without more randomness.
 	base := "=_" + rand.Text()
 	layout := newLayout(m.Attachments)
-	if err := writeHeaders(&b, &m, layout, base); err != nil {
+	if err := writeHeaders(&b, m, layout, base); err != nil {
 		return nil, err
 	}
-	writeBody(&b, &m, text, layout, base)
+	writeBody(&b, m, text, layout, base)
 	if b.Len() > MaxMessageBytes {
 		return nil, ErrTooLarge
 	}
@@ -161,10 +173,10 @@ func plausibleEmail(s string) bool {
 // estimate returns a buffer size large enough for the whole message in the
 // common case, and a lower bound of its size to refuse huge input before
 // encoding anything.
-func estimate(m *Message, text string) (size, minimum int) {
+func estimate(m *Message, textLen int) (size, minimum int) {
 	const headerRoom = 2048 // fixed headers, part headers, boundaries
-	minimum = len(text) + len(m.HTML)
-	size = headerRoom + qpLen(text) + qpLen(m.HTML)
+	minimum = textLen + len(m.HTML)
+	size = headerRoom + qpLen(textLen) + qpLen(len(m.HTML))
 	for k, v := range m.Headers {
 		size += 3*(len(k)+len(v)) + 8 // RFC 2047 can triple a value
 	}

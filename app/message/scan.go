@@ -10,31 +10,53 @@ import (
 // reading text out of a body needs tags, comments and raw-text elements,
 // and this does it without allocating per tag.
 func (t *textWriter) markup(src string, i int) int {
-	rest := src[i+1:]
-	switch {
-	case strings.HasPrefix(rest, "!--"):
-		return after(src, i+4, "-->")
-	case rest == "":
+	if i+1 == len(src) {
 		t.data("<")
 		return len(src)
-	case rest[0] == '!' || rest[0] == '?': // doctype, CDATA, processing instruction
-		return after(src, i, ">")
-	case rest[0] == '/':
-		name := tagName(rest[1:])
-		t.endTag(lowerTag(name))
-		return after(src, i, ">")
-	case isLetter(rest[0]):
-		name := tagName(rest)
-		tag := tagInfo{name: lowerTag(name)}
-		end := tag.scanAttrs(src, i+1+len(name))
-		t.startTag(tag)
-		if rawText(tag.name) && !tag.selfClosing {
-			return skipRawText(src, end, tag.name)
-		}
-		return end
+	}
+	switch c := src[i+1]; {
+	case isLetter(c):
+		return t.startTag(src, i+1)
+	case c == '/':
+		return t.endTag(src, i+2)
+	case c == '!' && strings.HasPrefix(src[i+2:], "--"):
+		return after(src, i+4, "-->")
+	case c == '!' || c == '?': // doctype, CDATA, processing instruction
+		return afterByte(src, i+2, '>')
 	}
 	t.data("<") // a lone "<", as in "a < b"
 	return i + 1
+}
+
+// startTag handles the start tag whose name begins at src[j] and returns
+// the index after it, or after the element when its content is raw text.
+func (t *textWriter) startTag(src string, j int) int {
+	name, n := tagName(src[j:])
+	e := classify(name)
+	var want string // the one attribute the element needs
+	switch e {
+	case link:
+		want = "href"
+	case image:
+		want = "alt"
+	}
+	tag := tagInfo{end: j + n + 1}
+	if j+n == len(src) || src[j+n] != '>' { // the tag has attributes
+		tag = scanAttrs(src, j+n, want)
+	}
+	t.open(e, &tag)
+	if e == rawText && !tag.selfClosing {
+		return skipRawText(src, tag.end, name)
+	}
+	return tag.end
+}
+
+// endTag handles the end tag whose name begins at src[j] and returns the
+// index after it.
+func (t *textWriter) endTag(src string, j int) int {
+	name, n := tagName(src[j:])
+	t.close(classify(name))
+	return afterByte(src, j+n, '>')
 }
 
 // after returns the index just past the first end at or after i, or the
@@ -46,36 +68,38 @@ func after(src string, i int, end string) int {
 	return len(src)
 }
 
+// afterByte is after for a one-byte end, which usually comes first.
+func afterByte(src string, i int, end byte) int {
+	if i < len(src) && src[i] == end {
+		return i + 1
+	}
+	if j := strings.IndexByte(src[i:], end); j >= 0 {
+		return i + j + 1
+	}
+	return len(src)
+}
+
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
-// tagName returns the tag name at the start of s.
-func tagName(s string) string {
-	for i := 0; i < len(s); i++ {
-		if isSpace(s[i]) || s[i] == '/' || s[i] == '>' {
-			return s[:i]
-		}
-	}
-	return s
-}
+// tagNameEnd marks the bytes that end a tag name. Read-only.
+var tagNameEnd = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\f': true, '/': true, '>': true}
 
-// lowerTag lower-cases a tag name, returning it untouched (and without the
-// cost of strings.ToLower's general path) in the usual all-lower case.
-func lowerTag(name string) string {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(name)
-		}
+// tagName returns the tag name at the start of s, lower-cased, and its
+// length in s. The usual all-lower-case name is returned as it is, without
+// the cost of strings.ToLower's general path.
+func tagName(s string) (name string, n int) {
+	upper := false
+	for ; n < len(s) && !tagNameEnd[s[n]]; n++ {
+		upper = upper || s[n] >= 'A' && s[n] <= 'Z'
 	}
-	return name
-}
-
-// rawText elements hold text that is not HTML; their content is dropped.
-func rawText(tag string) bool {
-	return tag == "script" || tag == "style" || tag == "title"
+	if upper {
+		return strings.ToLower(s[:n]), n
+	}
+	return s[:n], n
 }
 
 // skipRawText returns the index after the "</tag>" that closes a raw-text
@@ -88,47 +112,48 @@ func skipRawText(src string, i int, tag string) int {
 		}
 		i += j + 2
 		if len(src)-i >= len(tag) && strings.EqualFold(src[i:i+len(tag)], tag) {
-			return after(src, i, ">")
+			return afterByte(src, i, '>')
 		}
 	}
 }
 
-// tagInfo is a start tag with the attributes text extraction uses.
+// tagInfo is what text extraction reads from a start tag's attributes.
 type tagInfo struct {
-	name, href, alt string
-	selfClosing     bool
+	end         int    // the index after the tag
+	value       string // the decoded value of the attribute asked for
+	selfClosing bool
 }
 
-// scanAttrs reads attributes from src[j] up to the closing ">", keeping
-// href and alt, and returns the index after the tag.
-func (tag *tagInfo) scanAttrs(src string, j int) int {
+// scanAttrs reads attributes from src[j] up to the closing ">", keeping the
+// value of the one named want, if any (the last one when repeated).
+func scanAttrs(src string, j int, want string) tagInfo {
+	var tag tagInfo
 	for j < len(src) {
 		switch c := src[j]; {
 		case isSpace(c):
 			j++
 		case c == '>':
-			return j + 1
+			tag.end = j + 1
+			return tag
 		case c == '/':
 			tag.selfClosing = strings.HasPrefix(src[j:], "/>")
 			j++
 		default:
 			var name, value string
 			name, value, j = scanAttr(src, j)
-			switch {
-			case strings.EqualFold(name, "href"):
-				tag.href = html.UnescapeString(value)
-			case strings.EqualFold(name, "alt"):
-				tag.alt = html.UnescapeString(value)
+			if want != "" && strings.EqualFold(name, want) {
+				tag.value = html.UnescapeString(value)
 			}
 		}
 	}
-	return len(src)
+	tag.end = len(src)
+	return tag
 }
 
 // scanAttr reads one name[=value] attribute starting at src[j].
 func scanAttr(src string, j int) (name, value string, next int) {
 	start := j
-	for j++; j < len(src) && !isSpace(src[j]) && !strings.ContainsRune("=>/", rune(src[j])); j++ {
+	for j++; j < len(src) && !isSpace(src[j]) && src[j] != '=' && src[j] != '>' && src[j] != '/'; j++ {
 	}
 	name = src[start:j]
 	for j < len(src) && isSpace(src[j]) {
