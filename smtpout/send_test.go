@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,5 +157,48 @@ func TestInvalidEnvelope(t *testing.T) {
 	m.From = "x@y>\r\nDATA"
 	if r := send(t, s, m)[0]; r.Temporary || r.EnhancedCode != "5.1.7" {
 		t.Fatalf("bad sender: %+v", r)
+	}
+}
+
+// countingDialer counts the writes made on the connections it opens.
+type countingDialer struct {
+	net.Dialer
+	writes atomic.Int64
+}
+
+func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.Dialer.DialContext(ctx, network, addr)
+	return &countingConn{Conn: c, writes: &d.writes}, err
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(b)
+}
+
+// A message leaves in one write, not one per 4 KB of go-smtp's buffer, and
+// arrives intact.
+func TestMessageLeavesInOneWrite(t *testing.T) {
+	e := newEnv(t)
+	sk := startSink(t, "", 0)
+	e.mx("example.test", "mx1.example.test", "127.0.0.1")
+	d := &countingDialer{}
+	s := New(Config{Hostname: "herald.test", Port: sk.port}, e.res, d, testLogger(t))
+	t.Cleanup(func() { s.Close() })
+	m := signedMessage("alice@example.test")
+	m.Data = append(m.Data, bytes.Repeat([]byte(".dot-stuffed line of a long message\r\n"), 1000)...) // 37 KB
+	wantDelivered(t, send(t, s, m)[0], "mx1.example.test")
+	// EHLO (twice: before STARTTLS would be offered, and go-smtp's own),
+	// MAIL, RCPT, DATA, the message: one write each.
+	if n := d.writes.Load(); n > 6 {
+		t.Fatalf("%d writes for one delivery", n)
+	}
+	if got := sk.messages(); len(got) != 1 || !bytes.Equal(got[0].data, m.Data) {
+		t.Fatal("message changed in transit")
 	}
 }
