@@ -14,7 +14,24 @@ import (
 // outside ' '..'~' or "=", for every byte at every position, next to bytes
 // that cause borrows and carries.
 func TestUnusual8(t *testing.T) {
-	for _, fill := range []byte{'a', ' ', '~', '!', 0x00, 0xff, '=', 0x7f, 0x1f, '\t', 0x80} {
+	eachWord([]byte{'a', ' ', '~', '!', 0x00, 0xff, '=', 0x7f, 0x1f, '\t', 0x80}, func(w [8]byte) {
+		want := 8
+		for i, b := range w {
+			if b < ' ' || b > '~' || b == '=' {
+				want = i
+				break
+			}
+		}
+		if got := bits.TrailingZeros64(unusual8(load64(string(w[:]), 0))) / 8; got != want {
+			t.Fatalf("unusual8(%q) flags byte %d first, want %d", w, got, want)
+		}
+	})
+}
+
+// eachWord calls f with every word of eight fill bytes in which one byte,
+// at any position, is replaced by any value.
+func eachWord(fills []byte, f func(w [8]byte)) {
+	for _, fill := range fills {
 		for pos := range 8 {
 			for c := range 256 {
 				var w [8]byte
@@ -22,16 +39,7 @@ func TestUnusual8(t *testing.T) {
 					w[i] = fill
 				}
 				w[pos] = byte(c)
-				want := 8
-				for i, b := range w {
-					if b < ' ' || b > '~' || b == '=' {
-						want = i
-						break
-					}
-				}
-				if got := bits.TrailingZeros64(unusual8(load64(string(w[:]), 0))) / 8; got != want {
-					t.Fatalf("unusual8(%q) flags byte %d first, want %d", w, got, want)
-				}
+				f(w)
 			}
 		}
 	}

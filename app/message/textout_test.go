@@ -21,27 +21,18 @@ func TestIsSpaceRune(t *testing.T) {
 // ending the word.
 func TestRunStops8(t *testing.T) {
 	fills := []byte{'a', ' ', '~', '!', 0x00, 0xff, '<', '&', 0x7f, 0x1f, '\t', 0x80, 0x1c, 0x26, 0x3b, 0xc3}
-	for _, fill := range fills {
-		for pos := range 8 {
-			for c := range 256 {
-				var w [8]byte
-				for i := range w {
-					w[i] = fill
-				}
-				w[pos] = byte(c)
-				want := 8
-				for i, b := range w {
-					if !runByte[b] && b != ' ' || b == ' ' && (i == 7 || w[i+1] == ' ') {
-						want = i
-						break
-					}
-				}
-				if got := bits.TrailingZeros64(runStops8(load64(w[:], 0))) / 8; got != want {
-					t.Fatalf("runStops8(%q) flags byte %d first, want %d", w, got, want)
-				}
+	eachWord(fills, func(w [8]byte) {
+		want := 8
+		for i, b := range w {
+			if !runByte[b] && b != ' ' || b == ' ' && (i == 7 || w[i+1] == ' ') {
+				want = i
+				break
 			}
 		}
-	}
+		if got := bits.TrailingZeros64(runStops8(load64(w[:], 0))) / 8; got != want {
+			t.Fatalf("runStops8(%q) flags byte %d first, want %d", w, got, want)
+		}
+	})
 }
 
 // TestRuneOffset compares the word-at-a-time count with a plain one.
