@@ -56,6 +56,7 @@ func sendBody(i int, html string) map[string]any {
 
 func BenchmarkDeliveryQueued(b *testing.B) {
 	e := sendBenchEnv(b, false)
+	e.Sink.DiscardData()
 	html := tenKBHTML()
 	for i := 0; i < b.N; i++ {
 		if r := e.Secret("POST", "/v1/send", sendBody(i, html)); r.Status != 200 {
@@ -77,6 +78,7 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 		b.Fatal(string(r.Body))
 	}
 	msg := e.Sink.Wait(1, 10*time.Second)[0]
+	e.Sink.DiscardData()
 	const conns = 3
 	b.ResetTimer()
 	start := time.Now()
@@ -90,7 +92,7 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			defer cl.Close()
+			defer cl.Quit()
 			for i := c; i < b.N; i += conns {
 				if err := cl.SendMail(msg.From, msg.To, bytes.NewReader(msg.Data)); err != nil {
 					b.Error(err)
@@ -108,6 +110,7 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 
 func BenchmarkSendEndToEnd(b *testing.B) {
 	e := sendBenchEnv(b, true)
+	e.Sink.DiscardData()
 	html := tenKBHTML()
 	client := benchClient()
 	b.ResetTimer()
