@@ -260,6 +260,6 @@ func (a *App) campaignEmail(ctx context.Context, out *outgoing, c storage.Campai
 	e := storage.Email{ID: newID(), ProjectID: c.ProjectID, ContactID: ct.ID, CampaignID: c.ID,
 		MessageID: message.NewMessageID(out.fromDomain), Sender: out.from.Email, Recipient: ct.Email,
 		Marketing: out.marketing, Status: storage.EmailPending, CreatedAt: a.now()}
-	e.Raw, e.Subject, err = a.compose(ctx, out, message.Address{Email: ct.Email}, e, vars)
+	err = a.compose(ctx, out, message.Address{Email: ct.Email}, &e, vars)
 	return e, err
 }

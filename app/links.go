@@ -6,27 +6,33 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
+
+	"github.com/google/uuid"
 
 	"github.com/heraldmail/herald/storage"
 )
 
 // Links in sent mail (unsubscribe, subscribe, manage, open pixel, click
 // redirect) carry signed tokens rather than ids: nobody can guess another
-// contact's unsubscribe link or make Herald redirect to a URL that was not
-// in the message. The key is generated once per installation and kept in
-// the settings table.
+// contact's unsubscribe link, and a click redirect can only lead to a link
+// stored with its email, so Herald cannot be made to redirect anywhere
+// else. The key is generated once per installation and kept in the
+// settings table.
 
 // Token purposes; the purpose is signed with the payload, so a token made
 // for one purpose is refused for another.
 const (
-	TokenContact = "u" // payload: project id, "/", contact id (unsubscribe, subscribe, manage pages)
-	TokenOpen    = "o" // payload: email id
-	TokenClick   = "c" // payload: email id, newline, URL
-	TokenBounce  = "b" // payload: email id (VERP return path)
+	tokenContact byte = 'u' // payload: project id, contact id (unsubscribe, subscribe, manage pages)
+	tokenOpen    byte = 'o' // payload: email id
+	tokenClick   byte = 'c' // payload: email id, link number (uvarint)
+	tokenBounce       = "b" // payload: email id (VERP return path)
 )
 
 const linkKeySetting = "link_key"
@@ -60,44 +66,111 @@ func (a *App) loadLinkKey(ctx context.Context) ([]byte, error) {
 	return hex.DecodeString(stored)
 }
 
-// SignToken makes a token for a purpose and payload.
-func (a *App) SignToken(ctx context.Context, purpose, payload string) (string, error) {
+// A link token is base64url(payload ‖ tag), the tag being the first 12
+// bytes of HMAC-SHA256(key, purpose ‖ payload). Payloads are binary ids
+// rather than text, and a click token names the link by its number in
+// the message rather than carrying the URL: every link of a message is
+// rewritten, twice counting the text part, so the token's length weighs on
+// the size of every tracked message (Gmail clips messages over 102 KB).
+const tokenTagSize = 12
+
+// sealToken makes a token for a purpose and payload.
+func (a *App) sealToken(ctx context.Context, purpose byte, payload []byte) (string, error) {
 	key, err := a.linkKey(ctx)
 	if err != nil {
 		return "", err
 	}
-	body := base64.RawURLEncoding.EncodeToString([]byte(purpose + ":" + payload))
-	return body + "." + tokenMAC(key, body), nil
+	return base64.RawURLEncoding.EncodeToString(append(payload, tokenTag(key, purpose, payload)...)), nil
 }
 
-func tokenMAC(key []byte, body string) string {
+// openToken checks a token and returns its payload.
+func (a *App) openToken(ctx context.Context, purpose byte, token string) ([]byte, error) {
+	key, err := a.linkKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) <= tokenTagSize {
+		return nil, ErrBadToken
+	}
+	payload, tag := raw[:len(raw)-tokenTagSize], raw[len(raw)-tokenTagSize:]
+	if !hmac.Equal(tag, tokenTag(key, purpose, payload)) {
+		return nil, ErrBadToken
+	}
+	return payload, nil
+}
+
+func tokenTag(key []byte, purpose byte, payload []byte) []byte {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+	m.Write([]byte{purpose})
+	m.Write(payload)
+	return m.Sum(nil)[:tokenTagSize]
 }
 
 // ErrBadToken is a token this installation did not sign for that purpose.
 var ErrBadToken = errors.New("invalid or expired link")
 
-// OpenToken checks a token and returns its payload.
-func (a *App) OpenToken(ctx context.Context, purpose, token string) (string, error) {
-	key, err := a.linkKey(ctx)
+// idBytes appends an id to a token payload: a zero byte and 16 bytes for
+// a UUID (every id Herald makes), otherwise its length and its bytes.
+func idBytes(payload []byte, id string) ([]byte, error) {
+	if u, err := uuid.Parse(id); err == nil && u.String() == id {
+		return append(append(payload, 0), u[:]...), nil
+	}
+	if id == "" || len(id) > 255 {
+		return nil, fmt.Errorf("link token for id %q: empty or too long", id)
+	}
+	return append(append(payload, byte(len(id))), id...), nil
+}
+
+// cutID reads an id from the front of a token payload.
+func cutID(payload []byte) (id string, rest []byte, ok bool) {
+	if len(payload) == 0 {
+		return "", nil, false
+	}
+	n := int(payload[0])
+	if n == 0 {
+		n = 16
+	}
+	if len(payload) < 1+n {
+		return "", nil, false
+	}
+	if payload[0] == 0 {
+		return uuid.UUID(payload[1:17]).String(), payload[17:], true
+	}
+	return string(payload[1 : 1+n]), payload[1+n:], true
+}
+
+// emailToken signs an open token, or with a link number a click token.
+func (a *App) emailToken(ctx context.Context, purpose byte, emailID string, link int) (string, error) {
+	payload, err := idBytes(make([]byte, 0, 17+binary.MaxVarintLen64+tokenTagSize), emailID)
 	if err != nil {
 		return "", err
 	}
-	body, mac, ok := strings.Cut(token, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(tokenMAC(key, body))) {
-		return "", ErrBadToken
+	if purpose == tokenClick {
+		payload = binary.AppendUvarint(payload, uint64(link))
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
+	return a.sealToken(ctx, purpose, payload)
+}
+
+// openEmailToken returns the email id of an open token, or the email id
+// and link number of a click token.
+func (a *App) openEmailToken(ctx context.Context, purpose byte, token string) (emailID string, link int, err error) {
+	payload, err := a.openToken(ctx, purpose, token)
 	if err != nil {
-		return "", ErrBadToken
+		return "", 0, err
 	}
-	payload, found := strings.CutPrefix(string(raw), purpose+":")
-	if !found {
-		return "", ErrBadToken
+	emailID, rest, ok := cutID(payload)
+	if !ok {
+		return "", 0, ErrBadToken
 	}
-	return payload, nil
+	if purpose != tokenClick {
+		return emailID, 0, nil
+	}
+	n, size := binary.Uvarint(rest)
+	if size <= 0 || size != len(rest) || n > math.MaxInt32 {
+		return "", 0, ErrBadToken
+	}
+	return emailID, int(n), nil
 }
 
 // ContactLinks are the per-contact URLs offered to templates.
@@ -107,7 +180,14 @@ type ContactLinks struct {
 
 // contactLinks builds a contact's unsubscribe, subscribe and manage URLs.
 func (a *App) contactLinks(ctx context.Context, projectID, contactID string) (ContactLinks, error) {
-	tok, err := a.SignToken(ctx, TokenContact, projectID+"/"+contactID)
+	payload, err := idBytes(make([]byte, 0, 34+tokenTagSize), projectID)
+	if err == nil {
+		payload, err = idBytes(payload, contactID)
+	}
+	if err != nil {
+		return ContactLinks{}, err
+	}
+	tok, err := a.sealToken(ctx, tokenContact, payload)
 	if err != nil {
 		return ContactLinks{}, err
 	}
@@ -146,6 +226,6 @@ func (a *App) OpenVERPToken(ctx context.Context, token string) (string, error) {
 
 func verpMAC(key []byte, id string) []byte {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(TokenBounce + ":" + id))
+	m.Write([]byte(tokenBounce + ":" + id))
 	return m.Sum(nil)[:6]
 }

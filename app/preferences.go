@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/heraldmail/herald/storage"
 )
@@ -21,9 +20,10 @@ type Preferences struct {
 
 // contactByToken opens a contact link token.
 func (a *App) contactByToken(ctx context.Context, q storage.Querier, token string) (storage.Contact, storage.Project, error) {
-	payload, err := a.OpenToken(ctx, TokenContact, token)
-	projectID, contactID, ok := strings.Cut(payload, "/")
-	if err != nil || !ok {
+	payload, err := a.openToken(ctx, tokenContact, token)
+	projectID, rest, ok := cutID(payload)
+	contactID, rest, ok2 := cutID(rest)
+	if err != nil || !ok || !ok2 || len(rest) != 0 {
 		return storage.Contact{}, storage.Project{}, NotFound("NOT_FOUND", "This link is not valid")
 	}
 	c, err := storage.ContactByID(ctx, q, projectID, contactID)

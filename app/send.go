@@ -188,7 +188,7 @@ func (a *App) sendOne(ctx context.Context, out *outgoing, rcpt message.Address) 
 	e := storage.Email{ID: newID(), ProjectID: out.projectID, TemplateID: out.templateID,
 		MessageID: message.NewMessageID(out.fromDomain), Sender: out.from.Email, Recipient: email,
 		Marketing: out.marketing, Status: storage.EmailPending, CreatedAt: a.now()}
-	if e.Raw, e.Subject, err = a.compose(ctx, out, rcpt, e, vars); err != nil {
+	if err = a.compose(ctx, out, rcpt, &e, vars); err != nil {
 		return SentEmail{}, err
 	}
 	var contact storage.Contact
@@ -243,19 +243,19 @@ func (a *App) renderVars(ctx context.Context, projectID, contactID, email string
 }
 
 // compose renders the subject and body, adds tracking, builds the MIME
-// message and signs it.
-func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, e storage.Email, vars map[string]any) ([]byte, string, error) {
+// message and signs it, filling the email's subject, links and bytes.
+func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, e *storage.Email, vars map[string]any) error {
 	subject, err := a.renderer.Render(out.subject, vars, render.Header)
 	if err != nil {
-		return nil, "", Invalid(FieldError{Field: "subject", Code: "invalid_template", Message: err.Error()})
+		return Invalid(FieldError{Field: "subject", Code: "invalid_template", Message: err.Error()})
 	}
 	html, err := a.renderer.Render(out.body, vars, render.HTML)
 	if err != nil {
-		return nil, "", Invalid(FieldError{Field: "body", Code: "invalid_template", Message: err.Error()})
+		return Invalid(FieldError{Field: "body", Code: "invalid_template", Message: err.Error()})
 	}
 	if out.tracking {
-		if html, err = a.instrument(ctx, e.ID, html); err != nil {
-			return nil, "", err
+		if html, e.Links, err = a.instrument(ctx, e.ID, html); err != nil {
+			return err
 		}
 	}
 	m := message.Message{From: out.from, To: []message.Address{rcpt}, ReplyTo: out.replyTo, Subject: subject,
@@ -265,10 +265,11 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	}
 	raw, err := message.Build(m)
 	if err != nil {
-		return nil, "", messageError(err)
+		return messageError(err)
 	}
-	signed, err := out.signer.Sign(out.fromDomain, raw)
-	return signed, subject, err
+	e.Subject = subject
+	e.Raw, err = out.signer.Sign(out.fromDomain, raw)
+	return err
 }
 
 // messageError turns a refusal of the message builder into a 422 (or 413

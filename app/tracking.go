@@ -16,14 +16,17 @@ const (
 )
 
 // instrument rewrites a message's links into signed click redirects and
-// adds an open pixel. Links to Herald itself (unsubscribe, manage) are left
+// adds an open pixel. It returns the rewritten HTML and the distinct
+// targets, which are stored with the email: a click token carries only a
+// target's number. Links to Herald itself (unsubscribe, manage) are left
 // alone, so that they work even where redirects are blocked. It runs once
 // per recipient, so it scans the body once, without regular expressions.
-func (a *App) instrument(ctx context.Context, emailID, body string) (string, error) {
+func (a *App) instrument(ctx context.Context, emailID, body string) (string, []string, error) {
 	base := strings.TrimSuffix(a.baseURL, "/")
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
 	last := 0
+	var targets []string
 	tokens := map[string]string{} // a link repeated in a message is signed once
 	for _, l := range anchorLinks(body) {
 		target := html.UnescapeString(body[l.start:l.end])
@@ -33,10 +36,11 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, err
 		tok, ok := tokens[target]
 		if !ok {
 			var err error
-			if tok, err = a.SignToken(ctx, TokenClick, emailID+"\n"+target); err != nil {
-				return "", err
+			if tok, err = a.emailToken(ctx, tokenClick, emailID, len(targets)); err != nil {
+				return "", nil, err
 			}
 			tokens[target] = tok
+			targets = append(targets, target)
 		}
 		b.WriteString(body[last:l.start])
 		b.WriteString(base + "/t/c/" + tok)
@@ -44,15 +48,15 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, err
 	}
 	b.WriteString(body[last:])
 	out := b.String()
-	tok, err := a.SignToken(ctx, TokenOpen, emailID)
+	tok, err := a.emailToken(ctx, tokenOpen, emailID, 0)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="" style="display:none">`
 	if i := lastIndexFold(out, "</body>"); i >= 0 {
-		return out[:i] + pixel + out[i:], nil
+		return out[:i] + pixel + out[i:], targets, nil
 	}
-	return out + pixel, nil
+	return out + pixel, targets, nil
 }
 
 // link is the byte range of an http(s) URL in an anchor's href.
@@ -139,46 +143,52 @@ func lastIndexFold(s, sub string) int {
 // RecordOpen records email.open for a pixel token. Every open is an event;
 // the first also stamps the email's openedAt.
 func (a *App) RecordOpen(ctx context.Context, token string) error {
-	emailID, err := a.OpenToken(ctx, TokenOpen, token)
+	emailID, _, err := a.openEmailToken(ctx, tokenOpen, token)
 	if err != nil {
-		return NotFound("NOT_FOUND", "Unknown link")
+		return unknownLink()
 	}
-	return a.engage(ctx, emailID, "opened_at", EventOpen, nil)
+	_, err = a.engage(ctx, emailID, "opened_at", EventOpen, -1)
+	return err
 }
 
-// RecordClick records email.click and returns where to redirect. Only a
-// URL signed into the message can come out, so the redirect cannot be used
-// to send people elsewhere.
+// RecordClick records email.click and returns where to redirect: the link
+// the token names among those stored with its email, so the redirect
+// cannot be used to send people elsewhere.
 func (a *App) RecordClick(ctx context.Context, token string) (string, error) {
-	payload, err := a.OpenToken(ctx, TokenClick, token)
+	emailID, link, err := a.openEmailToken(ctx, tokenClick, token)
 	if err != nil {
-		return "", NotFound("NOT_FOUND", "Unknown link")
+		return "", unknownLink()
 	}
-	emailID, target, ok := strings.Cut(payload, "\n")
-	if !ok {
-		return "", NotFound("NOT_FOUND", "Unknown link")
-	}
-	err = a.engage(ctx, emailID, "clicked_at", EventClick, map[string]any{"link": target})
-	return target, err
+	return a.engage(ctx, emailID, "clicked_at", EventClick, link)
 }
 
-func (a *App) engage(ctx context.Context, emailID, column, event string, extra map[string]any) error {
-	return a.db.Write(ctx, func(tx *storage.Tx) error {
+func unknownLink() error { return NotFound("NOT_FOUND", "Unknown link") }
+
+// engage records an open (link < 0) or a click on a link of an email, and
+// returns the link's target.
+func (a *App) engage(ctx context.Context, emailID, column, event string, link int) (target string, err error) {
+	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		e, err := storage.EmailByID(ctx, tx, emailID)
 		if errors.Is(err, storage.ErrNotFound) {
-			return nil // the email was deleted with its project; the link still answers
+			return unknownLink() // the email was deleted with its project
 		}
 		if err != nil {
 			return err
+		}
+		data := map[string]any{}
+		if link >= 0 {
+			if link >= len(e.Links) {
+				return unknownLink()
+			}
+			target = e.Links[link]
+			data["link"] = target
 		}
 		first, err := tx.MarkEmail(ctx, emailID, column, a.now())
 		if err != nil {
 			return err
 		}
-		data := map[string]any{"isFirst": first}
-		for k, v := range extra {
-			data[k] = v
-		}
+		data["isFirst"] = first
 		return a.emitEmailEvent(ctx, tx, e, event, data)
 	})
+	return target, err
 }

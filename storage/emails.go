@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 )
 
@@ -32,6 +33,7 @@ type Email struct {
 	Marketing    bool       `json:"marketing"`
 	Status       string     `json:"status"`
 	Raw          []byte     `json:"-"`
+	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
 	Attempts     int        `json:"attempts"`
 	LastCode     int        `json:"lastCode,omitempty"`
 	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`
@@ -51,16 +53,20 @@ type Email struct {
 const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
 	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, raw, attempts,
 	COALESCE(last_code, 0), COALESCE(last_enhanced, ''), COALESCE(last_response, ''), COALESCE(mx_host, ''),
-	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at`
+	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at, links`
 
 func scanEmail(s scanner) (Email, error) {
 	var e Email
 	var sent, delivered, bounced, failed, opened, clicked, complained sql.NullInt64
 	var created, updated int64
+	var links []byte
 	err := s.Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID, &e.TemplateID, &e.WorkflowID, &e.MessageID,
 		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Raw, &e.Attempts,
 		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
-		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated)
+		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links)
+	if err == nil && links != nil {
+		err = json.Unmarshal(links, &e.Links)
+	}
 	e.SentAt, e.DeliveredAt, e.BouncedAt = optTime(sent), optTime(delivered), optTime(bounced)
 	e.FailedAt, e.OpenedAt, e.ClickedAt, e.ComplainedAt = optTime(failed), optTime(opened), optTime(clicked), optTime(complained)
 	e.CreatedAt, e.UpdatedAt = FromMillis(created), FromMillis(updated)
@@ -75,13 +81,21 @@ func optTime(v sql.NullInt64) *time.Time {
 	return &t
 }
 
-// InsertEmail stores an email with its signed bytes.
+// InsertEmail stores an email with its signed bytes and tracked links.
 func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
+	var links any
+	if len(e.Links) > 0 {
+		b, err := json.Marshal(e.Links)
+		if err != nil {
+			return err
+		}
+		links = string(b)
+	}
 	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
-			message_id, sender, recipient, subject, marketing, status, raw, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			message_id, sender, recipient, subject, marketing, status, raw, links, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
-		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, e.Raw,
+		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, e.Raw, links,
 		Millis(e.CreatedAt), Millis(e.CreatedAt))
 	return err
 }
