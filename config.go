@@ -34,6 +34,7 @@ type config struct {
 	SMTPRelayUsername string
 	SMTPRelayPassword string
 	SMTPRelayTLS      bool
+	SMTPChunking      bool
 	DeliveryWorkers   int
 	DeliveryRetryBase time.Duration
 	DeliveryGiveUp    time.Duration
@@ -68,6 +69,7 @@ func deliveryFlags(fs *pflag.FlagSet, c *config) {
 	fs.StringVar(&c.SMTPRelayUsername, "smtp-relay-username", "", "AUTH user name for the smarthost")
 	fs.StringVar(&c.SMTPRelayPassword, "smtp-relay-password", "", "AUTH password for the smarthost")
 	fs.BoolVar(&c.SMTPRelayTLS, "smtp-relay-tls", false, "connect to the smarthost with implicit TLS (port 465) instead of STARTTLS")
+	fs.BoolVar(&c.SMTPChunking, "smtp-chunking", true, "send with BDAT (RFC 3030) to servers that offer CHUNKING; false: always DATA")
 	fs.IntVar(&c.DeliveryWorkers, "delivery-workers", 16, "deliveries in flight at once")
 	fs.DurationVar(&c.DeliveryRetryBase, "delivery-retry-base", 5*time.Minute, "first retry delay after a temporary failure, doubling after")
 	fs.DurationVar(&c.DeliveryGiveUp, "delivery-give-up", 48*time.Hour, "how long temporary failures are retried")

@@ -24,7 +24,8 @@ import (
 // newMailer builds the outbound SMTP sender.
 func newMailer(c *config, dns *resolver.Client, log *slog.Logger) (*smtpout.Sender, error) {
 	cfg := smtpout.Config{Hostname: c.Hostname, Port: c.SMTPPort, Relay: c.SMTPRelay,
-		RelayUsername: c.SMTPRelayUsername, RelayPassword: c.SMTPRelayPassword, RelayImplicitTLS: c.SMTPRelayTLS}
+		RelayUsername: c.SMTPRelayUsername, RelayPassword: c.SMTPRelayPassword, RelayImplicitTLS: c.SMTPRelayTLS,
+		NoChunking: !c.SMTPChunking}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

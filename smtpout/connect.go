@@ -30,8 +30,9 @@ func (r rung) String() string {
 type conn struct {
 	c         *smtp.Client
 	g         *guardedConn
-	key       string // pool key: host:port
-	host      string // MX or relay host name, for results and logs
+	under     *underClient // the session below the Client, for BDAT
+	key       string       // pool key: host:port
+	host      string       // MX or relay host name, for results and logs
 	helloName string
 	tls       bool
 	rung      rung
@@ -170,7 +171,8 @@ func (s *Sender) session(g *guardedConn, t target, p plan) (*conn, error) {
 			r = rungPlain
 		}
 	}
-	cl := smtp.NewClient(pre.handover())
+	under := pre.handover()
+	cl := smtp.NewClient(under.conn)
 	cl.CommandTimeout, cl.SubmissionTimeout = to.Command, to.Data
 	if err := cl.Hello(s.cfg.Hostname); err != nil {
 		return nil, err
@@ -180,7 +182,7 @@ func (s *Sender) session(g *guardedConn, t target, p plan) (*conn, error) {
 			return nil, err
 		}
 	}
-	return &conn{c: cl, g: g, key: t.key(), host: t.host, helloName: s.cfg.Hostname, tls: secure, rung: r}, nil
+	return &conn{c: cl, g: g, under: under, key: t.key(), host: t.host, helloName: s.cfg.Hostname, tls: secure, rung: r}, nil
 }
 
 // tlsConfig derives the config for one host from the base config.

@@ -103,9 +103,17 @@ func (p *preamble) startTLS(cfg *tls.Config, timeout time.Duration) error {
 // handover returns the connection a go-smtp Client should use: it replays a
 // banner, which the Client insists on reading first, and then yields what
 // the session sends next, starting with anything left in the preamble's
-// buffer.
-func (p *preamble) handover() net.Conn {
-	return &replayConn{Conn: p.rw, r: io.MultiReader(strings.NewReader(replayedBanner), p.br)}
+// buffer. The session stays reachable below the Client for BDAT.
+func (p *preamble) handover() *underClient {
+	rc := &replayConn{Conn: p.rw, r: io.MultiReader(strings.NewReader(replayedBanner), p.br)}
+	return &underClient{conn: rc, replies: p.tp}
+}
+
+// underClient is the session below a go-smtp Client: its connection, and
+// a reader of replies over the same buffered stream the Client reads from.
+type underClient struct {
+	conn    *replayConn
+	replies *textproto.Reader
 }
 
 const replayedBanner = "220 banner already read\r\n"
@@ -142,6 +150,19 @@ func (c *replayConn) Write(b []byte) (int, error) {
 	}
 	c.out = append(c.out, b...)
 	return len(b), nil
+}
+
+// send writes a command and the bytes that follow it, with what was
+// gathered before, and flushes: the caller reads the reply next, and not
+// through Read.
+func (c *replayConn) send(cmd, data []byte) error {
+	if _, err := c.Write(cmd); err != nil {
+		return err
+	}
+	if _, err := c.Write(data); err != nil {
+		return err
+	}
+	return c.flush()
 }
 
 func (c *replayConn) flush() error {

@@ -13,23 +13,42 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
+// eachDataCommand runs a test once with BDAT, which go-smtp's server
+// offers (CHUNKING), and once with DATA, as to a server that does not.
+func eachDataCommand(t *testing.T, test func(t *testing.T, noChunking func(*Config), command string)) {
+	t.Run("BDAT", func(t *testing.T) { test(t, nil, "BDAT ") })
+	t.Run("DATA", func(t *testing.T) { test(t, func(c *Config) { c.NoChunking = true }, "DATA\r\n") })
+}
+
 func TestDeliveredBytesIdentical(t *testing.T) {
-	e := newEnv(t)
-	sk := startSink(t, "", 0)
-	e.mx("example.test", "mx1.example.test", "127.0.0.1")
-	m := signedMessage("alice@example.test")
-	r := send(t, e.sender(sk.port, nil), m)[0]
-	wantDelivered(t, r, "mx1.example.test")
-	if r.EnhancedCode != "2.0.0" || r.TLS {
-		t.Fatalf("result %+v", r)
-	}
-	msgs := sk.messages()
-	if len(msgs) != 1 || !bytes.Equal(msgs[0].data, m.Data) {
-		t.Fatalf("received %q\nwant %q", msgs[0].data, m.Data)
-	}
-	if msgs[0].from != m.From || msgs[0].helo != "herald.test" || strings.Join(msgs[0].to, ",") != "alice@example.test" {
-		t.Fatalf("envelope %+v", msgs[0])
-	}
+	eachDataCommand(t, func(t *testing.T, mode func(*Config), command string) {
+		e := newEnv(t)
+		var heard transcript
+		sk := startSink(t, "", 0, withTranscript(&heard))
+		e.mx("example.test", "mx1.example.test", "127.0.0.1")
+		s := e.sender(sk.port, mode)
+		for i := range 2 { // the second message reuses the session
+			m := signedMessage("alice@example.test")
+			r := send(t, s, m)[0]
+			wantDelivered(t, r, "mx1.example.test")
+			if r.EnhancedCode != "2.0.0" || r.TLS {
+				t.Fatalf("result %+v", r)
+			}
+			msgs := sk.messages()
+			if len(msgs) != i+1 || !bytes.Equal(msgs[i].data, m.Data) {
+				t.Fatalf("received %q\nwant %q", msgs[i].data, m.Data)
+			}
+			if msgs[i].from != m.From || msgs[i].helo != "herald.test" || strings.Join(msgs[i].to, ",") != "alice@example.test" {
+				t.Fatalf("envelope %+v", msgs[i])
+			}
+		}
+		if n := sk.accepts.Load(); n != 1 {
+			t.Errorf("%d connections for two messages", n)
+		}
+		if got := strings.Count(heard.String(), command); got != 2 {
+			t.Errorf("the server heard %q %d times:\n%s", command, got, heard.String())
+		}
+	})
 }
 
 func TestOneRecipientRefused(t *testing.T) {
@@ -71,6 +90,10 @@ func TestRcpt4xxIsTemporary(t *testing.T) {
 }
 
 func TestData5xxIsPermanentForAll(t *testing.T) {
+	eachDataCommand(t, testData5xxIsPermanentForAll)
+}
+
+func testData5xxIsPermanentForAll(t *testing.T, mode func(*Config), _ string) {
 	e := newEnv(t)
 	sk := startSink(t, "", 0, func(s *sink) {
 		s.data = func(_ *session, r io.Reader) error {
@@ -79,28 +102,36 @@ func TestData5xxIsPermanentForAll(t *testing.T) {
 		}
 	})
 	e.mx("example.test", "mx1.example.test", "127.0.0.1")
-	for _, r := range send(t, e.sender(sk.port, nil), signedMessage("a@example.test", "b@example.test")) {
-		wantFailed(t, r, false, 554, "5.7.1")
+	s := e.sender(sk.port, mode)
+	for range 2 { // the refusal leaves the session usable for the next message
+		for _, r := range send(t, s, signedMessage("a@example.test", "b@example.test")) {
+			wantFailed(t, r, false, 554, "5.7.1")
+		}
+	}
+	if n := sk.accepts.Load(); n != 1 {
+		t.Errorf("%d connections for two messages", n)
 	}
 }
 
 func TestDropMidDataIsTemporary(t *testing.T) {
-	e := newEnv(t)
-	sk := startSink(t, "", 0, func(s *sink) {
-		s.data = func(ss *session, r io.Reader) error {
-			io.ReadFull(r, make([]byte, 100))
-			ss.c.Conn().Close()
-			return io.ErrUnexpectedEOF
+	eachDataCommand(t, func(t *testing.T, mode func(*Config), command string) {
+		e := newEnv(t)
+		sk := startSink(t, "", 0, func(s *sink) {
+			s.data = func(ss *session, r io.Reader) error {
+				io.ReadFull(r, make([]byte, 100))
+				ss.c.Conn().Close()
+				return io.ErrUnexpectedEOF
+			}
+		})
+		e.mx("example.test", "mx1.example.test", "127.0.0.1")
+		m := signedMessage("a@example.test")
+		m.Data = bytes.Repeat(m.Data, 200) // larger than socket buffers: the drop hits the writes
+		r := send(t, e.sender(sk.port, mode), m)[0]
+		wantFailed(t, r, true, 0, "4.4.2")
+		if !strings.Contains(r.Message, strings.TrimSpace(command)) {
+			t.Fatalf("message %q", r.Message)
 		}
 	})
-	e.mx("example.test", "mx1.example.test", "127.0.0.1")
-	m := signedMessage("a@example.test")
-	m.Data = bytes.Repeat(m.Data, 200) // larger than socket buffers: the drop hits the writes
-	r := send(t, e.sender(sk.port, nil), m)[0]
-	wantFailed(t, r, true, 0, "4.4.2")
-	if !strings.Contains(r.Message, "DATA") {
-		t.Fatalf("message %q", r.Message)
-	}
 }
 
 // TestStalledServer: a server that takes the message but never answers the
@@ -114,7 +145,8 @@ func TestStalledServer(t *testing.T) {
 		"context deadline": {Timeouts{}, 300 * time.Millisecond},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
+		eachDataCommand(t, func(t *testing.T, mode func(*Config), _ string) {
+			t.Log(name)
 			e := newEnv(t)
 			sk := startSink(t, "", 0, func(s *sink) {
 				s.data = func(_ *session, r io.Reader) error {
@@ -127,6 +159,9 @@ func TestStalledServer(t *testing.T) {
 			s := e.sender(sk.port, func(c *Config) {
 				if tc.timeouts.Data > 0 {
 					c.Timeouts.Data = tc.timeouts.Data
+				}
+				if mode != nil {
+					mode(c)
 				}
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), tc.ctx)

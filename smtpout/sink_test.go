@@ -1,6 +1,7 @@
 package smtpout
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -55,6 +56,51 @@ type sinkOpt func(*sink)
 // withTLS offers STARTTLS with cert.
 func withTLS(cert tls.Certificate) sinkOpt {
 	return func(s *sink) { s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}} }
+}
+
+// transcript is what a sink's server read from its clients.
+type transcript struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (t *transcript) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.b.String()
+}
+
+// withTranscript records what the server reads into t.
+func withTranscript(t *transcript) sinkOpt {
+	return func(s *sink) {
+		s.ln = func(l net.Listener) net.Listener { return &teeListener{Listener: l, t: t} }
+	}
+}
+
+type teeListener struct {
+	net.Listener
+	t *transcript
+}
+
+func (l *teeListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &teeConn{Conn: c, t: l.t}, nil
+}
+
+type teeConn struct {
+	net.Conn
+	t *transcript
+}
+
+func (c *teeConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.t.mu.Lock()
+	c.t.b.Write(b[:n])
+	c.t.mu.Unlock()
+	return n, err
 }
 
 func withAuth(user, pass string, mechs ...string) sinkOpt {

@@ -61,6 +61,10 @@ type Config struct {
 	TLSConfig *tls.Config // base TLS config (tests inject RootCAs); ServerName is set per host
 	Timeouts  Timeouts
 
+	// NoChunking sends every message with DATA even to servers that offer
+	// CHUNKING (RFC 3030 BDAT), for a server whose BDAT is broken.
+	NoChunking bool
+
 	MaxConnsPerDomain int           // concurrent Sends (each one session at a time) per domain; default 3
 	MaxIdlePerHost    int           // idle connections kept per host; default MaxConnsPerDomain
 	IdleTimeout       time.Duration // how long an idle connection may wait for reuse; default 30s
