@@ -44,6 +44,7 @@ type App struct {
 	signers  signerCache
 
 	mailer      Mailer
+	handoff     *handoff
 	delivery    DeliveryOptions
 	inboundHost string
 
@@ -72,6 +73,7 @@ func New(o Options) *App {
 		baseURL:  o.BaseURL,
 		idemTTL:  o.IdempotencyTTL,
 		keys:     newKeyCache(),
+		handoff:  newHandoff(handoffBytes),
 
 		mailer:      o.Mailer,
 		delivery:    o.Delivery.withDefaults(),

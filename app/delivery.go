@@ -91,7 +91,7 @@ func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, Permanent(err)
 	}
-	e, err := storage.EmailByID(ctx, a.db.Reader(), p.EmailID)
+	e, err := a.emailToDeliver(ctx, p.EmailID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil // the project or email was deleted
 	}
@@ -112,6 +112,26 @@ func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
 		return nil, fmt.Errorf("%w: %s", errTryLater, outcome.Response)
 	}
 	return nil, nil
+}
+
+// emailToDeliver reads the email of an attempt with its bytes: from the
+// handoff when this is the first attempt of a message queued by this
+// process, else from storage. An email in a final state comes without
+// them: there is nothing left to send.
+func (a *App) emailToDeliver(ctx context.Context, id string) (storage.Email, error) {
+	raw, handed := a.handoff.take(id)
+	e, err := storage.EmailByID(ctx, a.db.Reader(), id)
+	if err != nil || (e.Status != storage.EmailPending && e.Status != storage.EmailSending) {
+		return e, err
+	}
+	if !handed {
+		raw, err = storage.EmailBody(ctx, a.db.Reader(), id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return e, nil
+		}
+	}
+	e.Raw = raw
+	return e, err
 }
 
 // outcome turns an SMTP result into the email's next status.

@@ -204,11 +204,13 @@ func (a *App) sendOne(ctx context.Context, out *outgoing, rcpt message.Address) 
 	return SentEmail{Contact: SentContact{ID: contact.ID, Email: contact.Email}, Email: e.ID}, err
 }
 
-// queueEmail stores an email, its delivery job and its email.sent event.
+// queueEmail stores an email, its delivery job and its email.sent event,
+// and once they are committed hands the bytes to the first attempt.
 func (a *App) queueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) error {
 	if err := tx.InsertEmail(ctx, e); err != nil {
 		return err
 	}
+	tx.OnCommit(func() { a.handoff.put(e.ID, e.Raw, e.CreatedAt) })
 	if _, err := a.jobs.Enqueue(ctx, tx, JobSpec{Kind: JobDeliver, ProjectID: e.ProjectID,
 		Payload: deliveryPayload{EmailID: e.ID}}); err != nil {
 		return err

@@ -77,8 +77,14 @@ func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (map[str
 // CancelCampaignEmails withdraws a campaign's emails that no delivery
 // attempt has started; their delivery jobs then find nothing to do.
 func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now time.Time) (int64, error) {
-	return affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', raw = NULL, updated_at = ?
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', updated_at = ?
 		WHERE campaign_id = ? AND status = 'PENDING'`, Millis(now), campaignID))
+	if err != nil || n == 0 {
+		return n, err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM email_bodies WHERE email_id IN
+		(SELECT id FROM emails WHERE campaign_id = ? AND status = 'CANCELLED')`, campaignID)
+	return n, err
 }
 
 // FinishCampaign marks a SENDING campaign whose fan-out is done SENT once

@@ -32,7 +32,7 @@ type Email struct {
 	Subject      string     `json:"subject"`
 	Marketing    bool       `json:"marketing"`
 	Status       string     `json:"status"`
-	Raw          []byte     `json:"-"`
+	Raw          []byte     `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
 	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
 	Attempts     int        `json:"attempts"`
 	LastCode     int        `json:"lastCode,omitempty"`
@@ -51,7 +51,7 @@ type Email struct {
 }
 
 const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
-	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, raw, attempts,
+	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, attempts,
 	COALESCE(last_code, 0), COALESCE(last_enhanced, ''), COALESCE(last_response, ''), COALESCE(mx_host, ''),
 	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at, links`
 
@@ -61,7 +61,7 @@ func scanEmail(s scanner) (Email, error) {
 	var created, updated int64
 	var links []byte
 	err := s.Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID, &e.TemplateID, &e.WorkflowID, &e.MessageID,
-		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Raw, &e.Attempts,
+		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Attempts,
 		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
 		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links)
 	if err == nil && links != nil {
@@ -81,7 +81,8 @@ func optTime(v sql.NullInt64) *time.Time {
 	return &t
 }
 
-// InsertEmail stores an email with its signed bytes and tracked links.
+// InsertEmail stores an email with its tracked links, and its signed bytes
+// until it reaches a final state.
 func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 	var links any
 	if len(e.Links) > 0 {
@@ -92,15 +93,27 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 		links = string(b)
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
-			message_id, sender, recipient, subject, marketing, status, raw, links, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
-		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, e.Raw, links,
+		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, links,
 		Millis(e.CreatedAt), Millis(e.CreatedAt))
+	if err != nil || e.Raw == nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO email_bodies (email_id, raw) VALUES (?, ?)`, e.ID, e.Raw)
 	return err
 }
 
-// EmailByID finds an email, with its bytes if it still has them.
+// EmailBody returns the signed bytes of an email waiting for delivery;
+// ErrNotFound once it reached a final state.
+func EmailBody(ctx context.Context, q Querier, id string) ([]byte, error) {
+	var raw []byte
+	err := q.QueryRow(ctx, `SELECT raw FROM email_bodies WHERE email_id = ?`, id).Scan(&raw)
+	return raw, notFound(err)
+}
+
+// EmailByID finds an email, without its bytes.
 func EmailByID(ctx context.Context, q Querier, id string) (Email, error) {
 	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
 }
@@ -131,16 +144,18 @@ type AttemptOutcome struct {
 // RecordAttempt stores an attempt's outcome. A final status stamps its time
 // and drops the stored bytes, which are no longer needed.
 func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) error {
-	final := o.Status != EmailPending
 	_, err := tx.Exec(ctx, `UPDATE emails SET status = ?1, last_code = ?2, last_enhanced = ?3, last_response = ?4,
 			mx_host = ?5, updated_at = ?6,
-			raw = CASE WHEN ?7 THEN NULL ELSE raw END,
 			sent_at = CASE WHEN ?1 = 'SENT' THEN ?6 ELSE sent_at END,
 			delivered_at = CASE WHEN ?1 = 'DELIVERED' THEN ?6 ELSE delivered_at END,
 			bounced_at = CASE WHEN ?1 = 'BOUNCED' THEN ?6 ELSE bounced_at END,
 			failed_at = CASE WHEN ?1 = 'FAILED' THEN ?6 ELSE failed_at END
-		WHERE id = ?8`,
-		o.Status, o.Code, nullable(o.Enhanced), nullable(o.Response), nullable(o.MXHost), Millis(now), final, id)
+		WHERE id = ?7`,
+		o.Status, o.Code, nullable(o.Enhanced), nullable(o.Response), nullable(o.MXHost), Millis(now), id)
+	if err != nil || o.Status == EmailPending {
+		return err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM email_bodies WHERE email_id = ?`, id)
 	return err
 }
 
