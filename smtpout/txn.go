@@ -83,25 +83,13 @@ func (s *Sender) data(d *delivery, c *conn, accepted []int) outcome {
 	// gets SubmissionTimeout, the same Data timeout.
 	c.g.within(s.cfg.Timeouts.Data)
 	if _, err := w.Write(d.msg.Data); err != nil {
-		err = fmt.Errorf("connection lost during DATA: %w", err)
-		d.settleAll(accepted, c.stamp(verdict(err)))
-		return outcome{err: err}
+		return lostDuring(d, c, accepted, "DATA", err)
 	}
 	resp, err := w.CloseWithResponse()
 	if err != nil {
-		var se *smtp.SMTPError
-		if !errors.As(err, &se) {
-			err = fmt.Errorf("no reply to the end of DATA: %w", err)
-		}
-		d.settleAll(accepted, c.stamp(verdict(err)))
-		out := outcome{code: codeOf(err)}
-		if broken(err) {
-			out.err = err
-		}
-		return out
+		return settleFinal(d, c, accepted, "", err, "the end of DATA")
 	}
-	d.settleAll(accepted, c.stamp(delivered(resp.StatusText)))
-	return outcome{code: 250}
+	return settleFinal(d, c, accepted, resp.StatusText, nil, "")
 }
 
 // bdat sends the message as one BDAT chunk (RFC 3030) to a server that
@@ -116,26 +104,37 @@ func (s *Sender) bdat(d *delivery, c *conn, accepted []int) outcome {
 	c.g.within(s.cfg.Timeouts.Data)
 	defer c.g.SetDeadline(time.Time{})
 	if err := c.under.conn.send([]byte(fmt.Sprintf("BDAT %d LAST\r\n", len(d.msg.Data))), d.msg.Data); err != nil {
-		err = fmt.Errorf("connection lost during BDAT: %w", err)
-		d.settleAll(accepted, c.stamp(verdict(err)))
-		return outcome{err: err}
+		return lostDuring(d, c, accepted, "BDAT", err)
 	}
-	_, msg, err := c.under.replies.ReadResponse(250)
-	if err != nil {
-		err = replyErr(err)
-		var se *smtp.SMTPError
-		if !errors.As(err, &se) {
-			err = fmt.Errorf("no reply to BDAT: %w", err)
-		}
-		d.settleAll(accepted, c.stamp(verdict(err)))
-		out := outcome{code: codeOf(err)}
-		if broken(err) {
-			out.err = err
-		}
-		return out
+	_, text, err := c.under.replies.ReadResponse(250)
+	return settleFinal(d, c, accepted, text, replyErr(err), "BDAT")
+}
+
+// lostDuring settles the accepted recipients as temporary failures when
+// the connection fails while the message is being written.
+func lostDuring(d *delivery, c *conn, accepted []int, command string, err error) outcome {
+	err = fmt.Errorf("connection lost during %s: %w", command, err)
+	d.settleAll(accepted, c.stamp(verdict(err)))
+	return outcome{err: err}
+}
+
+// settleFinal settles the accepted recipients by the reply to the end of
+// the message, or by the failure to get one.
+func settleFinal(d *delivery, c *conn, accepted []int, text string, err error, waitedFor string) outcome {
+	if err == nil {
+		d.settleAll(accepted, c.stamp(delivered(text)))
+		return outcome{code: 250}
 	}
-	d.settleAll(accepted, c.stamp(delivered(msg)))
-	return outcome{code: 250}
+	var se *smtp.SMTPError
+	if !errors.As(err, &se) {
+		err = fmt.Errorf("no reply to %s: %w", waitedFor, err)
+	}
+	d.settleAll(accepted, c.stamp(verdict(err)))
+	out := outcome{code: codeOf(err)}
+	if broken(err) {
+		out.err = err
+	}
+	return out
 }
 
 // reset ends a transaction the server still holds open (MAIL accepted but
