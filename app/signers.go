@@ -2,23 +2,25 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
+	"errors"
 	"sync"
 
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/dkim"
+	"github.com/heraldmail/herald/storage"
 )
 
-// signerCache keeps one parsed DKIM signer per key, since parsing a PEM
-// key costs more than the lookup that finds it. Keyed by the key's hash, a
-// domain deleted and added again with a new key never signs with the old.
+// signerCache keeps one parsed DKIM signer per sender domain, since
+// parsing a PEM key costs more than the lookup that finds the domain. It
+// is keyed by the domain's id: a domain's key never changes, and a domain
+// deleted and added again gets a new id and a new key.
 type signerCache struct {
 	mu sync.Mutex
-	m  map[[32]byte]*dkim.Signer
+	m  map[string]*dkim.Signer
 }
 
 // senderSigner makes CheckSender's check of a from address and returns the
-// signer of its domain, with one lookup.
+// signer of its domain.
 func (a *App) senderSigner(ctx context.Context, projectID, from string) (*dkim.Signer, error) {
 	domain, ok := verify.AddressDomain(from)
 	if !ok {
@@ -27,24 +29,38 @@ func (a *App) senderSigner(ctx context.Context, projectID, from string) (*dkim.S
 	return a.signerFor(ctx, projectID, domain)
 }
 
-// signerFor returns the signer of a project's verified sending domain.
+// signerFor returns the signer of a project's verified sending domain (in
+// any case, IDN or A-labels). Each call checks that the domain is still
+// verified; only the parsed key is cached.
 func (a *App) signerFor(ctx context.Context, projectID, domain string) (*dkim.Signer, error) {
-	key, err := a.SigningKey(ctx, projectID, domain)
+	name, err := verify.CanonicalDomain(domain)
+	if err != nil {
+		return nil, domainNotVerified(domain)
+	}
+	id, err := storage.VerifiedDomainID(ctx, a.db.Reader(), projectID, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, domainNotVerified(name)
+	}
 	if err != nil {
 		return nil, err
 	}
-	id := sha256.Sum256(append([]byte(key.Selector+"\n"), key.PrivatePEM...))
 	a.signers.mu.Lock()
-	defer a.signers.mu.Unlock()
-	if s, ok := a.signers.m[id]; ok {
+	s, ok := a.signers.m[id]
+	a.signers.mu.Unlock()
+	if ok {
 		return s, nil
 	}
-	s, err := key.Signer()
+	key, err := a.SigningKey(ctx, projectID, name)
 	if err != nil {
 		return nil, err
 	}
+	if s, err = key.Signer(); err != nil {
+		return nil, err
+	}
+	a.signers.mu.Lock()
+	defer a.signers.mu.Unlock()
 	if a.signers.m == nil || len(a.signers.m) > 1000 {
-		a.signers.m = map[[32]byte]*dkim.Signer{}
+		a.signers.m = map[string]*dkim.Signer{}
 	}
 	a.signers.m[id] = s
 	return s, nil

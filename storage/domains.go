@@ -100,6 +100,15 @@ func VerifiedDomain(ctx context.Context, q Querier, projectID, name string) (Dom
 		WHERE project_id = ? AND domain = ? AND verified = 1`, projectID, name))
 }
 
+// VerifiedDomainID returns the id of a project's verified sender domain,
+// the one check a send makes before it signs.
+func VerifiedDomainID(ctx context.Context, q Querier, projectID, name string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `SELECT id FROM domains WHERE project_id = ? AND domain = ? AND verified = 1`,
+		projectID, name).Scan(&id)
+	return id, notFound(err)
+}
+
 // VerifiedElsewhere reports whether a project other than projectID has
 // verified the domain.
 func VerifiedElsewhere(ctx context.Context, q Querier, projectID, name string) (bool, error) {
