@@ -51,7 +51,30 @@ func (a *App) runCampaignSend(ctx context.Context, job *RunningJob) (any, error)
 	if errors.Is(err, errSendStopped) {
 		return nil, nil
 	}
+	var refused *Error
+	if errors.As(err, &refused) && refused.Kind == KindForbidden {
+		// The sender domain lost its verification: retrying will not help,
+		// and leaving the campaign SENDING would hide that it stopped.
+		a.log.Warn("campaign send stopped: its sender domain is not verified", "campaign_id", c.ID,
+			"project_id", c.ProjectID, "domain", c.FromDomain, "job_id", job.ID)
+		return nil, a.stopSend(ctx, c)
+	}
 	return nil, err
+}
+
+// stopSend withdraws a send that cannot go on, as a cancel would.
+func (a *App) stopSend(ctx context.Context, c storage.Campaign) error {
+	return a.db.Write(ctx, func(tx *storage.Tx) error {
+		cur, err := currentSend(ctx, tx, c)
+		if errors.Is(err, errSendStopped) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, _, err = a.withdrawSend(ctx, tx, cur)
+		return err
+	})
 }
 
 // beginSending moves a scheduled campaign whose time has come to SENDING.

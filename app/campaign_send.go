@@ -105,23 +105,32 @@ func (a *App) CancelCampaign(ctx context.Context, projectID, id string) (Campaig
 		if c.Status != storage.CampaignScheduled && c.Status != storage.CampaignSending {
 			return Conflict("A %s campaign cannot be cancelled; only SCHEDULED and SENDING ones can", c.Status)
 		}
-		now := a.now()
-		if _, err := tx.CancelCampaignEmails(ctx, c.ID, now); err != nil {
-			return err
-		}
-		if counts, err = storage.CountCampaignEmails(ctx, tx, c.ID); err != nil {
-			return err
-		}
-		c.Status, c.SendToken, c.UpdatedAt = storage.CampaignCancelled, "", now
-		if counts.Emails == 0 {
-			c.Status, c.ScheduledFor, c.SentAt, c.TotalRecipients = storage.CampaignDraft, nil, nil, 0
-		}
-		return tx.UpdateCampaign(ctx, c)
+		c, counts, err = a.withdrawSend(ctx, tx, c)
+		return err
 	})
 	if err != nil {
 		return Campaign{}, err
 	}
 	return campaignView(c, counts), nil
+}
+
+// withdrawSend ends a campaign's send: the emails not yet handed to
+// delivery are withdrawn, and the campaign becomes CANCELLED, or DRAFT
+// again if none had been.
+func (a *App) withdrawSend(ctx context.Context, tx *storage.Tx, c storage.Campaign) (storage.Campaign, storage.CampaignCounts, error) {
+	now := a.now()
+	if _, err := tx.CancelCampaignEmails(ctx, c.ID, now); err != nil {
+		return c, storage.CampaignCounts{}, err
+	}
+	counts, err := storage.CountCampaignEmails(ctx, tx, c.ID)
+	if err != nil {
+		return c, counts, err
+	}
+	c.Status, c.SendToken, c.UpdatedAt = storage.CampaignCancelled, "", now
+	if counts.Emails == 0 {
+		c.Status, c.ScheduledFor, c.SentAt, c.TotalRecipients = storage.CampaignDraft, nil, nil, 0
+	}
+	return c, counts, tx.UpdateCampaign(ctx, c)
 }
 
 // campaignEmailSettled is the delivery path's hook: when a campaign's

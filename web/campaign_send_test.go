@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
@@ -226,4 +228,36 @@ func TestCampaignTestSendIsPrefixedAndNotCounted(t *testing.T) {
 		t.Fatalf("test send created a contact: %v", total)
 	}
 	_ = storage.EmailSent
+}
+
+// A scheduled campaign whose sender domain has lost its verification when
+// it falls due does not stay SENDING: it goes back to DRAFT, since nothing
+// went out, and sends nothing.
+func TestCampaignStopsWhenItsDomainIsNoLongerVerified(t *testing.T) {
+	e := webtest.New(t, webtest.Options{})
+	verifiedDomain(t, e, "herald.test")
+	seedAudience(t, e, 5)
+	c := createCampaign(t, e, campaignBody(nil))
+	at := webtest.Start.Add(time.Hour)
+	expectStatus(t, e.Secret("POST", "/campaigns/"+c.ID+"/send", map[string]any{"scheduledFor": at.Format(time.RFC3339)}), 200)
+
+	var domains []map[string]any
+	e.Secret("GET", "/domains/project/"+e.Project.ID, nil).Decode(t, &domains)
+	id := domains[0]["id"].(string)
+	for _, rec := range domains[0]["records"].([]any) {
+		if r := rec.(map[string]any); r["purpose"] == "dkim" {
+			e.DNS.Remove(strings.TrimSuffix(r["name"].(string), "."), dns.TypeTXT)
+		}
+	}
+	for i := 0; i < 3 && e.Secret("GET", "/domains/"+id+"/verify", nil).JSON()["verified"] == true; i++ {
+	}
+	if v := e.Secret("GET", "/domains/"+id+"/verify", nil).JSON(); v["verified"] != false {
+		t.Fatalf("domain still verified: %v", v)
+	}
+
+	e.Clock.Advance(time.Hour)
+	got := waitCampaign(t, e, c.ID, "DRAFT")
+	if got.ScheduledFor != nil || len(e.Sink.Messages()) != 0 {
+		t.Fatalf("after the stop: %+v, %d messages", got, len(e.Sink.Messages()))
+	}
 }
