@@ -164,6 +164,9 @@ func (a *App) openEmailToken(ctx context.Context, purpose byte, token string) (e
 		return "", 0, ErrBadToken
 	}
 	if purpose != tokenClick {
+		if len(rest) != 0 {
+			return "", 0, ErrBadToken
+		}
 		return emailID, 0, nil
 	}
 	n, size := binary.Uvarint(rest)

@@ -130,3 +130,44 @@ func TestClickRedirectsOnlyToStoredLinks(t *testing.T) {
 		}
 	}
 }
+
+// The first link opened after a start loads the signing key; a one-click
+// unsubscribe POST that does so must not wait on its own write.
+func TestUnsubscribeFirstAfterStart(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	opts := Options{DB: db, Clock: NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)),
+		Log: slog.New(slog.DiscardHandler), BaseURL: "https://herald.example"}
+	before := New(opts)
+	p, err := before.CreateProject(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := "ada@example.net"
+	c, err := before.UpsertContact(ctx, p.ID, UpsertContactInput{Email: &email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := before.contactLinks(ctx, p.ID, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := New(opts) // a restarted process: the key is not loaded yet
+	done := make(chan error, 1)
+	go func() {
+		_, err := after.SetSubscriptionByToken(ctx, links.Unsubscribe[len("https://herald.example/unsubscribe/"):], false)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the unsubscribe hung")
+	}
+}

@@ -18,14 +18,27 @@ type Preferences struct {
 	ProjectName string
 }
 
-// contactByToken opens a contact link token.
-func (a *App) contactByToken(ctx context.Context, q storage.Querier, token string) (storage.Contact, storage.Project, error) {
+// openContactToken opens a contact link token. It runs before any write:
+// the first token checked after a start loads the signing key, which may
+// write it, and a write cannot wait for another.
+func (a *App) openContactToken(ctx context.Context, token string) (projectID, contactID string, err error) {
 	payload, err := a.openToken(ctx, tokenContact, token)
+	if err != nil {
+		if errors.Is(err, ErrBadToken) {
+			return "", "", NotFound("NOT_FOUND", "This link is not valid")
+		}
+		return "", "", err
+	}
 	projectID, rest, ok := cutID(payload)
 	contactID, rest, ok2 := cutID(rest)
-	if err != nil || !ok || !ok2 || len(rest) != 0 {
-		return storage.Contact{}, storage.Project{}, NotFound("NOT_FOUND", "This link is not valid")
+	if !ok || !ok2 || len(rest) != 0 {
+		return "", "", NotFound("NOT_FOUND", "This link is not valid")
 	}
+	return projectID, contactID, nil
+}
+
+// contactByToken reads the contact a link token names, and its project.
+func (a *App) contactByToken(ctx context.Context, q storage.Querier, projectID, contactID string) (storage.Contact, storage.Project, error) {
 	c, err := storage.ContactByID(ctx, q, projectID, contactID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return c, storage.Project{}, NotFound("CONTACT_NOT_FOUND", "This contact no longer exists")
@@ -39,7 +52,11 @@ func (a *App) contactByToken(ctx context.Context, q storage.Querier, token strin
 
 // PreferencesByToken reads the contact behind a link.
 func (a *App) PreferencesByToken(ctx context.Context, token string) (Preferences, error) {
-	c, p, err := a.contactByToken(ctx, a.db.Reader(), token)
+	projectID, contactID, err := a.openContactToken(ctx, token)
+	if err != nil {
+		return Preferences{}, err
+	}
+	c, p, err := a.contactByToken(ctx, a.db.Reader(), projectID, contactID)
 	return Preferences{Email: c.Email, Subscribed: c.Subscribed, ProjectName: p.Name}, err
 }
 
@@ -47,8 +64,12 @@ func (a *App) PreferencesByToken(ctx context.Context, token string) (Preferences
 // link, emitting the contact.* event when the state changes.
 func (a *App) SetSubscriptionByToken(ctx context.Context, token string, subscribed bool) (Preferences, error) {
 	var prefs Preferences
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
-		c, p, err := a.contactByToken(ctx, tx, token)
+	projectID, contactID, err := a.openContactToken(ctx, token)
+	if err != nil {
+		return prefs, err
+	}
+	err = a.db.Write(ctx, func(tx *storage.Tx) error {
+		c, p, err := a.contactByToken(ctx, tx, projectID, contactID)
 		if err != nil {
 			return err
 		}

@@ -145,7 +145,7 @@ func lastIndexFold(s, sub string) int {
 func (a *App) RecordOpen(ctx context.Context, token string) error {
 	emailID, _, err := a.openEmailToken(ctx, tokenOpen, token)
 	if err != nil {
-		return unknownLink()
+		return badLink(err)
 	}
 	_, err = a.engage(ctx, emailID, "opened_at", EventOpen, -1)
 	return err
@@ -157,12 +157,21 @@ func (a *App) RecordOpen(ctx context.Context, token string) error {
 func (a *App) RecordClick(ctx context.Context, token string) (string, error) {
 	emailID, link, err := a.openEmailToken(ctx, tokenClick, token)
 	if err != nil {
-		return "", unknownLink()
+		return "", badLink(err)
 	}
 	return a.engage(ctx, emailID, "clicked_at", EventClick, link)
 }
 
 func unknownLink() error { return NotFound("NOT_FOUND", "Unknown link") }
+
+// badLink is a 404 for a token this installation did not sign, and the
+// error itself when the token could not be checked (the key not loaded).
+func badLink(err error) error {
+	if errors.Is(err, ErrBadToken) {
+		return unknownLink()
+	}
+	return err
+}
 
 // engage records an open (link < 0) or a click on a link of an email, and
 // returns the link's target.
