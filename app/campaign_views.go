@@ -60,18 +60,29 @@ func (a *App) ListCampaigns(ctx context.Context, projectID string, q CampaignQue
 	return numberedPage(out, p, total), err
 }
 
-// CampaignStats is GET /campaigns/{id}/stats: counts from the email rows
-// and rates in percent (two decimals). Delivery and bounce rates are of
-// the emails sent; open and click rates of those delivered.
+// CampaignStats is GET /campaigns/{id}/stats: Plunk's names, as on the
+// campaign object, counted from the email rows, and rates in percent (two
+// decimals). Delivery and bounce rates are of the emails sent; open and
+// click rates of those delivered. failedCount counts emails that could
+// not be built for their recipient (a render error) or were refused for
+// good without a bounce.
 type CampaignStats struct {
-	CampaignID      string `json:"campaignId"`
-	Status          string `json:"status"`
-	TotalRecipients int    `json:"totalRecipients"`
-	storage.CampaignCounts
-	DeliveryRate float64 `json:"deliveryRate"`
-	OpenRate     float64 `json:"openRate"`
-	ClickRate    float64 `json:"clickRate"`
-	BounceRate   float64 `json:"bounceRate"`
+	CampaignID      string  `json:"campaignId"`
+	Status          string  `json:"status"`
+	TotalRecipients int     `json:"totalRecipients"`
+	SentCount       int     `json:"sentCount"`
+	DeliveredCount  int     `json:"deliveredCount"`
+	OpenedCount     int     `json:"openedCount"`
+	ClickedCount    int     `json:"clickedCount"`
+	BouncedCount    int     `json:"bouncedCount"`
+	ComplainedCount int     `json:"complainedCount"`
+	FailedCount     int     `json:"failedCount"`
+	PendingCount    int     `json:"pendingCount"`
+	CancelledCount  int     `json:"cancelledCount"`
+	DeliveryRate    float64 `json:"deliveryRate"`
+	OpenRate        float64 `json:"openRate"`
+	ClickRate       float64 `json:"clickRate"`
+	BounceRate      float64 `json:"bounceRate"`
 }
 
 // GetCampaignStats counts a campaign's emails by outcome.
@@ -85,8 +96,11 @@ func (a *App) GetCampaignStats(ctx context.Context, projectID, id string) (Campa
 }
 
 func campaignStats(c storage.Campaign, n storage.CampaignCounts) CampaignStats {
-	return CampaignStats{CampaignID: c.ID, Status: c.Status, TotalRecipients: c.TotalRecipients, CampaignCounts: n,
-		DeliveryRate: ratePercent(n.Delivered, n.Sent), OpenRate: ratePercent(n.Opened, n.Delivered),
+	return CampaignStats{CampaignID: c.ID, Status: c.Status, TotalRecipients: c.TotalRecipients,
+		SentCount: n.Sent, DeliveredCount: n.Delivered, OpenedCount: n.Opened, ClickedCount: n.Clicked,
+		BouncedCount: n.Bounced, ComplainedCount: n.Complained, FailedCount: n.Failed, PendingCount: n.Pending,
+		CancelledCount: n.Cancelled,
+		DeliveryRate:   ratePercent(n.Delivered, n.Sent), OpenRate: ratePercent(n.Opened, n.Delivered),
 		ClickRate: ratePercent(n.Clicked, n.Delivered), BounceRate: ratePercent(n.Bounced, n.Sent)}
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 
@@ -80,23 +81,39 @@ func fieldKey(field string) (string, error) {
 	return key, nil
 }
 
-// FieldValues is the response of GET /contacts/fields/{field}/values.
+// FieldValues is the response of GET /contacts/fields/{field}/values, in
+// Plunk's shape: the distinct values themselves, most frequent first, how
+// many there are, and the limit applied.
 type FieldValues struct {
-	Field  string               `json:"field"`
-	Values []storage.ValueCount `json:"values"`
+	Field  string            `json:"field"`
+	Values []json.RawMessage `json:"values"`
+	Count  int               `json:"count"`
+	Limit  int               `json:"limit"`
 }
 
-// ContactFieldValues lists the 100 most frequent values of a custom field.
-func (a *App) ContactFieldValues(ctx context.Context, projectID, field string) (FieldValues, error) {
+// Field value list sizes: Plunk's default and ceiling.
+const (
+	defaultFieldValues = 100
+	maxFieldValues     = 200
+)
+
+// ContactFieldValues lists the most frequent distinct values of a custom
+// field; limit 0 (not given) is 100, and more than 200 is 200.
+func (a *App) ContactFieldValues(ctx context.Context, projectID, field string, limit int) (FieldValues, error) {
 	key, err := fieldKey(field)
 	if err != nil {
 		return FieldValues{}, err
 	}
-	vals, err := storage.ContactFieldValues(ctx, a.db.Reader(), projectID, key, 100)
-	if vals == nil {
-		vals = []storage.ValueCount{}
+	if limit <= 0 {
+		limit = defaultFieldValues
 	}
-	return FieldValues{Field: "data." + key, Values: vals}, err
+	limit = min(limit, maxFieldValues)
+	vals, err := storage.ContactFieldValues(ctx, a.db.Reader(), projectID, key, limit)
+	out := make([]json.RawMessage, len(vals))
+	for i, v := range vals {
+		out[i] = v.Value
+	}
+	return FieldValues{Field: "data." + key, Values: out, Count: len(out), Limit: limit}, err
 }
 
 // Usage says where a field or an event name is referenced. Segments,

@@ -10,16 +10,16 @@ import (
 // Sent counts the emails handed to delivery and not withdrawn; delivered
 // counts acceptance by the recipient's server or by the relay.
 type CampaignCounts struct {
-	Emails     int `json:"-"` // every row, withdrawn ones included
-	Sent       int `json:"sent"`
-	Delivered  int `json:"delivered"`
-	Opened     int `json:"opened"`
-	Clicked    int `json:"clicked"`
-	Bounced    int `json:"bounced"`
-	Complained int `json:"complained"`
-	Failed     int `json:"failed"`
-	Pending    int `json:"pending"`
-	Cancelled  int `json:"cancelled"`
+	Emails     int // every row, withdrawn ones included
+	Sent       int
+	Delivered  int
+	Opened     int
+	Clicked    int
+	Bounced    int
+	Complained int
+	Failed     int
+	Pending    int
+	Cancelled  int
 }
 
 const campaignCountsSQL = `COUNT(*),

@@ -34,8 +34,8 @@ func ContactFieldStats(ctx context.Context, q Querier, projectID string) ([]Fiel
 
 // ValueCount is one distinct value of a data key and how many contacts hold it.
 type ValueCount struct {
-	Value json.RawMessage `json:"value"`
-	Count int             `json:"count"`
+	Value json.RawMessage
+	Count int
 }
 
 // ContactFieldValues returns the most frequent distinct values of a key.

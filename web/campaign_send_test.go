@@ -89,8 +89,17 @@ func TestCampaignSendsOncePerSubscribedContact(t *testing.T) {
 	checkUnsubscribeLink(t, e, got[0])
 	var st map[string]any
 	e.Secret("GET", "/campaigns/"+c.ID+"/stats", nil).Decode(t, &st)
-	if st["sent"] != float64(want) || st["deliveryRate"] != float64(100) || st["bounceRate"] != float64(0) {
+	// Plunk's names, as on the campaign object.
+	if st["sentCount"] != float64(want) || st["deliveredCount"] != float64(want) || st["totalRecipients"] != float64(want) ||
+		st["openedCount"] != float64(0) || st["clickedCount"] != float64(0) || st["bouncedCount"] != float64(0) ||
+		st["failedCount"] != float64(0) || st["deliveryRate"] != float64(100) || st["bounceRate"] != float64(0) ||
+		st["openRate"] != float64(0) || st["clickRate"] != float64(0) {
 		t.Fatalf("stats: %v", st)
+	}
+	for _, old := range []string{"sent", "delivered", "opened", "clicked", "bounced", "failed"} {
+		if _, ok := st[old]; ok {
+			t.Fatalf("stats still has %q: %v", old, st)
+		}
 	}
 }
 
@@ -179,7 +188,7 @@ func TestCancelMidSendStopsDeliveries(t *testing.T) {
 	}
 	var st map[string]any
 	e.Secret("GET", "/campaigns/"+c.ID+"/stats", nil).Decode(t, &st)
-	if st["cancelled"] != float64(want) || st["sent"] != float64(0) {
+	if st["cancelledCount"] != float64(want) || st["sentCount"] != float64(0) {
 		t.Fatalf("stats after cancel: %v", st)
 	}
 	if got := getCampaign(t, e, c.ID); got.Status != "CANCELLED" {

@@ -82,7 +82,8 @@ func (s *Server) contactFields(w http.ResponseWriter, r *http.Request) error {
 
 // contactFieldValues serves GET /contacts/fields/{field}/values.
 func (s *Server) contactFieldValues(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.ContactFieldValues(r.Context(), projectID(r), param(r, "field")))
+	limit, _ := queryInt(r, "limit")
+	return reply(w, http.StatusOK)(s.app.ContactFieldValues(r.Context(), projectID(r), param(r, "field"), limit))
 }
 
 // contactFieldUsage serves GET /contacts/fields/{field}/usage.

@@ -77,27 +77,42 @@ func TestContactFieldValues(t *testing.T) {
 	}
 	r := e.Secret("GET", "/contacts/fields/plan/values", nil)
 	expectStatus(t, r, 200)
+	// Plunk's shape: the distinct values themselves, most frequent first,
+	// with their number and the limit applied.
 	var res struct {
 		Field  string
-		Values []struct {
-			Value any
-			Count int
-		}
+		Values []any
+		Count  int
+		Limit  int
 	}
 	r.Decode(t, &res)
-	if res.Field != "data.plan" {
-		t.Fatalf("field %q", res.Field)
+	if res.Field != "data.plan" || res.Count != 7 || res.Limit != 100 || len(res.Values) != 7 {
+		t.Fatalf("values: %s", r.Body)
 	}
-	got := map[string]int{}
+	got := map[string]bool{}
 	for _, v := range res.Values {
-		got[mustJSON(t, v.Value)] = v.Count
+		got[mustJSON(t, v)] = true
 	}
-	want := map[string]int{`"pro"`: 2, `"free"`: 1, `1`: 2, `true`: 1, `"1"`: 1, `{"a":1}`: 1, `[1,"x"]`: 1}
+	want := map[string]bool{`"pro"`: true, `"free"`: true, `1`: true, `true`: true, `"1"`: true, `{"a":1}`: true, `[1,"x"]`: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("values\n got %v\nwant %v\n%s", got, want, r.Body)
 	}
-	if res.Values[0].Count != 2 {
+	if first := mustJSON(t, res.Values[0]); first != `"pro"` && first != `1` {
 		t.Fatalf("most frequent first: %s", r.Body)
+	}
+	// ?limit= takes at most 200, as Plunk.
+	var lim struct {
+		Values []any
+		Count  int
+		Limit  int
+	}
+	e.Secret("GET", "/contacts/fields/plan/values?limit=2", nil).Decode(t, &lim)
+	if lim.Count != 2 || lim.Limit != 2 || len(lim.Values) != 2 {
+		t.Fatalf("limit 2: %+v", lim)
+	}
+	e.Secret("GET", "/contacts/fields/plan/values?limit=5000", nil).Decode(t, &lim)
+	if lim.Limit != 200 || lim.Count != 7 {
+		t.Fatalf("limit 5000: %+v", lim)
 	}
 	// "data.plan" names the same field; an unknown field has no values.
 	r2 := e.Secret("GET", "/contacts/fields/data.plan/values", nil)

@@ -49,7 +49,7 @@ func TestVerifyThroughTheAPI(t *testing.T) {
 	)
 	got := verifyEmail(t, e, " Jane+news@Shop.Example ")
 	want := verifyJSON{Email: "jane+news@shop.example", Valid: true, IsPlusAddressed: true,
-		DomainExists: true, HasWebsite: true, HasMxRecords: true, Reasons: []string{}}
+		DomainExists: true, HasWebsite: true, HasMxRecords: true, Reasons: []string{"Email appears to be valid"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}

@@ -65,6 +65,10 @@ type Result struct {
 	Reasons         []string `json:"reasons"` // never nil
 }
 
+// ValidReason leads the reasons of every valid address, so that they are
+// never an empty list.
+const ValidReason = "Email appears to be valid"
+
 // New returns a Verifier. It parses the embedded lists (some tens of
 // milliseconds), so build one per process and share it.
 func New(o Options) *Verifier {
@@ -117,6 +121,10 @@ func (v *Verifier) Verify(ctx context.Context, email string) Result {
 	f := v.cache.get(ctx, addr.domain, v.timeout)
 	applyFacts(&r, f)
 	r.Valid = f.acceptsMail() && !r.IsDisposable
+	if r.Valid {
+		// Plunk says so rather than answer an empty list.
+		r.Reasons = append([]string{ValidReason}, r.Reasons...)
+	}
 	r.Reasons = append(r.Reasons, dnsReasons(f)...)
 	if r.IsRole {
 		r.Reasons = append(r.Reasons, roleReason(addr.local))

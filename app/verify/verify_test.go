@@ -106,7 +106,7 @@ func TestVerifyCleanResult(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.mailDomain(t, "good.example")
 	r := f.v.Verify(context.Background(), " John@Good.Example")
-	if r.Email != "john@good.example" || !r.Valid || len(r.Reasons) != 0 || r.SuggestedEmail != "" {
+	if r.Email != "john@good.example" || !r.Valid || !slices.Equal(r.Reasons, []string{ValidReason}) || r.SuggestedEmail != "" {
 		t.Errorf("got %+v", r)
 	}
 	b, err := json.Marshal(r)
@@ -114,8 +114,8 @@ func TestVerifyCleanResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	if !strings.Contains(s, `"reasons":[]`) || strings.Contains(s, "suggestedEmail") {
-		t.Errorf("JSON %s: want empty reasons and no suggestedEmail", s)
+	if !strings.Contains(s, `"reasons":["Email appears to be valid"]`) || strings.Contains(s, "suggestedEmail") {
+		t.Errorf("JSON %s: want the valid reason and no suggestedEmail", s)
 	}
 }
 
