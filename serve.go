@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
@@ -66,7 +67,7 @@ func serve(ctx context.Context, c *config) error {
 	}
 	defer db.Close()
 
-	clock := app.SystemClock{}
+	clock := queue.SystemClock{}
 	dns := resolver.New(c.DNSServer, 0)
 	mailer, err := newMailer(c, dns, log)
 	if err != nil {
@@ -98,7 +99,7 @@ func serve(ctx context.Context, c *config) error {
 		return err
 	}
 
-	if err := a.RecoverInterruptedJobs(ctx); err != nil {
+	if err := a.Jobs().RecoverInterrupted(ctx); err != nil {
 		return err
 	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))

@@ -1,7 +1,8 @@
 // Package app is Herald's domain: projects and keys, contacts and their
-// data rules, events, the job dispatcher and the work it runs. It knows
-// nothing of HTTP; web calls one method per request and maps the *Error
-// values it returns onto the API's envelope.
+// data rules, events, and the background work it runs on the queue (its
+// table of job kinds is job_kinds.go). It knows nothing of HTTP; web calls
+// one method per request and maps the *Error values it returns onto the
+// API's envelope.
 package app
 
 import (
@@ -11,13 +12,14 @@ import (
 
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
 // Options are App's dependencies and settings. main builds them.
 type Options struct {
 	DB             *storage.DB
-	Clock          Clock        // default SystemClock
+	Clock          queue.Clock  // default queue.SystemClock
 	Log            *slog.Logger // default slog.Default
 	Verifier       *verify.Verifier
 	BaseURL        string        // public URL used in links
@@ -33,13 +35,13 @@ type Options struct {
 // App is the domain service. Its methods are safe for concurrent use.
 type App struct {
 	db       *storage.DB
-	clock    Clock
+	clock    queue.Clock
 	log      *slog.Logger
 	verifier *verify.Verifier
 	baseURL  string
 	idemTTL  time.Duration
 	keys     *keyCache
-	jobs     *Dispatcher
+	jobs     *queue.Dispatcher
 	links    linkKeys
 	signers  signerCache
 
@@ -53,11 +55,11 @@ type App struct {
 	snsCerts *snsCerts
 }
 
-// New wires an App and registers its job handlers. Call Run to start the
+// New wires an App and its table of job kinds. Call Run to start the
 // background work.
 func New(o Options) *App {
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = queue.SystemClock{}
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -83,18 +85,22 @@ func New(o Options) *App {
 		renderer: render.NewRenderer(),
 		snsCerts: newSNSCerts(o.SNSFetcher),
 	}
-	a.jobs = NewDispatcher(o.DB, o.Clock, o.Log, o.Workers)
-	a.registerJobs()
+	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
+		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
+	if err != nil {
+		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
+	}
+	a.jobs = jobs
 	return a
 }
 
 // Jobs is the dispatcher that runs the background work.
-func (a *App) Jobs() *Dispatcher { return a.jobs }
+func (a *App) Jobs() *queue.Dispatcher { return a.jobs }
 
 // Run starts the periodic jobs and runs the dispatcher until ctx ends, then
 // waits for the jobs in flight.
 func (a *App) Run(ctx context.Context) error {
-	if err := a.schedulePeriodic(ctx); err != nil {
+	if err := a.jobs.SchedulePeriodic(ctx); err != nil {
 		return err
 	}
 	a.jobs.Run(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -51,7 +52,7 @@ func (a *App) BulkContacts(ctx context.Context, projectID, action string, ids []
 	var id string
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
-		id, err = a.jobs.Enqueue(ctx, tx, JobSpec{Kind: JobBulkContacts, ProjectID: projectID,
+		id, err = a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobBulkContacts, ProjectID: projectID,
 			Payload: bulkPayload{Action: action, IDs: ids}})
 		return err
 	})
@@ -60,10 +61,10 @@ func (a *App) BulkContacts(ctx context.Context, projectID, action string, ids []
 
 // runBulk applies the action to every contact in one write: at most 1000
 // rows, and all-or-nothing, so a rerun after a crash starts clean.
-func (a *App) runBulk(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runBulk(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p bulkPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	var res BulkResult
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {

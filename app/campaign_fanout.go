@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/heraldmail/herald/app/message"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -27,18 +28,14 @@ type fanoutCheckpoint struct {
 // errSendStopped ends a fan-out whose send was cancelled or replaced.
 var errSendStopped = errors.New("campaign send stopped")
 
-func (a *App) registerCampaigns() {
-	a.jobs.Register(JobCampaignSend, JobHandler{Run: a.runCampaignSend, MaxAttempts: 10})
-}
-
 // runCampaignSend runs one send: at scheduledFor it moves the campaign to
 // SENDING, then walks the audience in keyset batches. Each batch is
 // rendered and signed outside the write lock, then committed in one write
 // with its checkpoint, so a rerun resumes after the last committed batch.
-func (a *App) runCampaignSend(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runCampaignSend(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p campaignSendPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	c, err := a.beginSending(ctx, p)
 	if errors.Is(err, errSendStopped) || errors.Is(err, storage.ErrNotFound) {
@@ -60,6 +57,30 @@ func (a *App) runCampaignSend(ctx context.Context, job *RunningJob) (any, error)
 		return nil, a.stopSend(ctx, c)
 	}
 	return nil, err
+}
+
+// giveUpCampaignSend is the fan-out's terminal outcome, in the write that
+// fails its job: the send stops as a cancel would (CANCELLED with what was
+// queued, DRAFT again if nothing was), so the campaign never stays SENDING
+// or SCHEDULED. SENT is kept for a send whose whole audience got an email.
+func (a *App) giveUpCampaignSend(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+	var p campaignSendPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil // it names no campaign
+	}
+	c, err := storage.CampaignByIDAnyProject(ctx, tx, p.CampaignID)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case c.SendToken != p.Token || c.Status != storage.CampaignSending && c.Status != storage.CampaignScheduled:
+		return nil // a later send, or this one ended already
+	}
+	a.log.Warn("campaign send gave up: it stops as a cancel would", "campaign_id", c.ID,
+		"project_id", c.ProjectID, "job_id", job.ID, "err", cause)
+	_, _, err = a.withdrawSend(ctx, tx, c)
+	return err
 }
 
 // stopSend withdraws a send that cannot go on, as a cancel would.
@@ -109,7 +130,7 @@ func currentSend(ctx context.Context, tx *storage.Tx, c storage.Campaign) (stora
 	return cur, err
 }
 
-func (a *App) fanOut(ctx context.Context, job *RunningJob, c storage.Campaign) error {
+func (a *App) fanOut(ctx context.Context, job *queue.RunningJob, c storage.Campaign) error {
 	out, err := a.campaignOutgoing(ctx, c)
 	if err != nil {
 		return err
@@ -122,7 +143,7 @@ func (a *App) fanOut(ctx context.Context, job *RunningJob, c storage.Campaign) e
 	var cp fanoutCheckpoint
 	if len(job.Checkpoint) > 0 {
 		if err := json.Unmarshal(job.Checkpoint, &cp); err != nil {
-			return Permanent(err)
+			return queue.Permanent(err)
 		}
 	}
 	if !cp.Started {
@@ -153,7 +174,7 @@ func (a *App) fanOut(ctx context.Context, job *RunningJob, c storage.Campaign) e
 }
 
 // countRecipients stores totalRecipients when the fan-out starts.
-func (a *App) countRecipients(ctx context.Context, job *RunningJob, c storage.Campaign, aud Audience, cp *fanoutCheckpoint) error {
+func (a *App) countRecipients(ctx context.Context, job *queue.RunningJob, c storage.Campaign, aud Audience, cp *fanoutCheckpoint) error {
 	n, err := storage.CountAudience(ctx, a.db.Reader(), aud)
 	if err != nil {
 		return err
@@ -172,7 +193,7 @@ func (a *App) countRecipients(ctx context.Context, job *RunningJob, c storage.Ca
 	})
 }
 
-func (a *App) commitBatch(ctx context.Context, job *RunningJob, c storage.Campaign, emails []storage.Email, cp fanoutCheckpoint) error {
+func (a *App) commitBatch(ctx context.Context, job *queue.RunningJob, c storage.Campaign, emails []storage.Email, cp fanoutCheckpoint) error {
 	return a.db.Write(ctx, func(tx *storage.Tx) error {
 		cur, err := currentSend(ctx, tx, c)
 		if err != nil {

@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
-
-// JobCampaignSend is the job of one send of a campaign: it waits for
-// scheduledFor, moves the campaign to SENDING and fans it out.
-const JobCampaignSend = "campaign.send"
 
 type campaignSendPayload struct {
 	CampaignID string `json:"campaignId"`
@@ -64,7 +61,7 @@ func (a *App) startSend(ctx context.Context, tx *storage.Tx, projectID, id strin
 	}
 	now := a.now()
 	c.SendToken, c.UpdatedAt, c.ScheduledFor, c.FanoutDone, c.TotalRecipients = newID(), now, when, false, 0
-	spec := JobSpec{Kind: JobCampaignSend, ProjectID: projectID,
+	spec := queue.JobSpec{Kind: JobCampaignSend, ProjectID: projectID,
 		Payload: campaignSendPayload{CampaignID: c.ID, Token: c.SendToken}}
 	if when != nil {
 		c.Status, spec.RunAt = storage.CampaignScheduled, *when

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
 )
@@ -38,10 +39,8 @@ func (o DeliveryOptions) withDefaults() DeliveryOptions {
 	return o
 }
 
-// Job kind and lane of deliveries.
+// Events and reasons of deliveries.
 const (
-	JobDeliver    = "email.deliver"
-	DeliveryLane  = "delivery"
 	ReasonBounce  = "bounce"
 	EventDelivery = "email.delivery"
 	EventBounce   = "email.bounce"
@@ -52,20 +51,42 @@ type deliveryPayload struct {
 	EmailID string `json:"emailId"`
 }
 
-func (a *App) registerDelivery() {
-	o := a.delivery
-	a.jobs.AddLane(DeliveryLane, o.Workers)
-	a.jobs.Register(JobDeliver, JobHandler{
-		Run:     a.runDelivery,
-		Claimed: a.startDelivery,
-		Lane:    DeliveryLane,
-		// The give-up time, not an attempt count, ends retries; the
-		// handler decides. Delays double up to a sixth of it.
-		MaxAttempts: 1000,
-		Backoff:     ExponentialBackoff(o.RetryBase, max(o.GiveUp/6, o.RetryBase)),
-		Lease:       10 * time.Minute,
-	})
+// deliveryRetry retries a delivery with delays doubling from RetryBase up
+// to a sixth of the give-up time. The give-up time ends temporary SMTP
+// failures (see outcome, which marks the email FAILED); the attempt limit,
+// one past the attempts that fit in that time, ends any other failure.
+func deliveryRetry(o DeliveryOptions) queue.Retry {
+	backoff := queue.ExponentialBackoff(o.RetryBase, max(o.GiveUp/6, o.RetryBase))
+	attempt, waited := 1, time.Duration(0)
+	for waited < o.GiveUp {
+		waited += backoff(attempt)
+		attempt++
+	}
+	return queue.Retry{MaxAttempts: attempt + 1, Backoff: backoff}
 }
+
+// giveUpDelivery is the delivery kind's terminal outcome, in the write
+// that fails its job: an email still waiting is FAILED with the cause as
+// its reason, and its campaign may be done.
+func (a *App) giveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+	var p deliveryPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil // it names no email
+	}
+	reason, _, _ := strings.Cut(cause.Error(), "\n") // a panic's stack stays in the job and the log
+	failed, err := tx.FailEmail(ctx, p.EmailID, "gave up: "+reason, a.now())
+	if err != nil || !failed {
+		return err
+	}
+	e, err := storage.EmailByID(ctx, tx, p.EmailID)
+	if err != nil {
+		return err
+	}
+	return a.campaignEmailSettled(ctx, tx, e, storage.EmailFailed)
+}
+
+// errNoBytes fails a delivery whose message is gone: retrying cannot help.
+var errNoBytes = errors.New("the message's bytes are missing")
 
 // errTryLater makes the dispatcher retry a delivery after its backoff.
 var errTryLater = errors.New("temporary delivery failure")
@@ -86,17 +107,17 @@ func (a *App) startDelivery(ctx context.Context, tx *storage.Tx, job storage.Job
 // first, so a crash mid-attempt leaves it to be tried again when the lease
 // runs out: it is sent twice only if the remote server accepted it and the
 // acknowledgement was lost, which no mail system can rule out.
-func (a *App) runDelivery(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runDelivery(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	e, err := a.emailToDeliver(ctx, p.EmailID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil // the project or email was deleted
 	}
 	if err != nil || e.Raw == nil {
-		return nil, err
+		return nil, err // no bytes: nothing left to send
 	}
 	res := a.mailer.Send(ctx, smtpout.Message{From: a.returnPath(ctx, e), To: []string{e.Recipient}, Data: e.Raw})
 	if len(res) != 1 {
@@ -127,7 +148,7 @@ func (a *App) emailToDeliver(ctx context.Context, id string) (storage.Email, err
 	if !handed {
 		raw, err = storage.EmailBody(ctx, a.db.Reader(), id)
 		if errors.Is(err, storage.ErrNotFound) {
-			return e, nil
+			return e, queue.Permanent(errNoBytes)
 		}
 	}
 	e.Raw = raw
@@ -156,7 +177,7 @@ func (a *App) outcome(e storage.Email, r smtpout.Result) storage.AttemptOutcome 
 // recordOutcome stores the attempt and emits the contact's events in one
 // write: email.delivery on acceptance, email.bounce on a permanent
 // failure, which also unsubscribes the contact.
-func (a *App) recordOutcome(ctx context.Context, job *RunningJob, e storage.Email, o storage.AttemptOutcome) error {
+func (a *App) recordOutcome(ctx context.Context, job *queue.RunningJob, e storage.Email, o storage.AttemptOutcome) error {
 	ctx = context.WithoutCancel(ctx) // the attempt happened; record it even during shutdown
 	return a.db.Write(ctx, func(tx *storage.Tx) error {
 		now := a.now()

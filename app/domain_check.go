@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/heraldmail/herald/dkim"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/storage"
 )
@@ -22,9 +23,6 @@ type DNS interface {
 	TXT(ctx context.Context, name string) ([]string, error)
 	MX(ctx context.Context, name string) ([]resolver.MX, error)
 }
-
-// JobCheckDomains re-checks every sender domain's DNS records.
-const JobCheckDomains = "domains.check"
 
 // Periodic check settings.
 const (
@@ -63,7 +61,7 @@ func (a *App) VerifyDomain(ctx context.Context, projectID, id string) (Domain, e
 
 // runDomainChecks is the periodic job: every domain of every project,
 // verified ones too, a page at a time.
-func (a *App) runDomainChecks(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runDomainChecks(ctx context.Context, job *queue.RunningJob) (any, error) {
 	after := ""
 	for {
 		page, err := storage.DomainsAfter(ctx, a.db.Reader(), after, domainCheckPage)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -65,7 +66,7 @@ func (a *App) ImportContacts(ctx context.Context, projectID string, file []byte)
 	var id string
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
-		id, err = a.jobs.Enqueue(ctx, tx, JobSpec{Kind: JobImportContacts, ProjectID: projectID,
+		id, err = a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobImportContacts, ProjectID: projectID,
 			Payload: importPayload{CSV: string(file)}})
 		return err
 	})
@@ -95,25 +96,25 @@ func readImportHeader(r *csv.Reader) ([]string, error) {
 // runImport processes the file in chunks. Each chunk's contacts and the
 // job's checkpoint commit together, so a rerun after a crash resumes at
 // the first row not yet committed and counts nothing twice.
-func (a *App) runImport(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runImport(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p importPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	cp := importCheckpoint{Result: ImportResult{Errors: []ImportError{}}}
 	if job.Checkpoint != nil {
 		if err := json.Unmarshal(job.Checkpoint, &cp); err != nil {
-			return nil, Permanent(err)
+			return nil, queue.Permanent(err)
 		}
 	}
 	r := csv.NewReader(strings.NewReader(p.CSV))
 	header, err := readImportHeader(r)
 	if err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	rows, err := readRows(r)
 	if err != nil {
-		return nil, Permanent(err)
+		return nil, queue.Permanent(err)
 	}
 	for cp.Row < len(rows) {
 		next, err := a.importChunk(ctx, job, header, rows, cp)
@@ -129,7 +130,7 @@ func (a *App) runImport(ctx context.Context, job *RunningJob) (any, error) {
 // checkpoint, committed with the rows. The write may run more than once
 // (the writer reruns a group when one of its writes fails), so each run
 // starts again from cp and changes nothing outside the transaction.
-func (a *App) importChunk(ctx context.Context, job *RunningJob, header []string, rows [][]string, cp importCheckpoint) (importCheckpoint, error) {
+func (a *App) importChunk(ctx context.Context, job *queue.RunningJob, header []string, rows [][]string, cp importCheckpoint) (importCheckpoint, error) {
 	end := min(cp.Row+importChunk, len(rows))
 	var next importCheckpoint
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {

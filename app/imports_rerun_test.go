@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -22,7 +23,7 @@ func TestImportChunkSurvivesARerunGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	clock := NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	clock := queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
 	a := New(Options{DB: db, Clock: clock, Log: slog.New(slog.DiscardHandler)})
 	p, err := a.CreateProject(ctx, "p")
 	if err != nil {
@@ -75,7 +76,7 @@ func TestImportChunkSurvivesARerunGroup(t *testing.T) {
 }
 
 // claimForTest leases a queued job as the dispatcher would.
-func claimForTest(t *testing.T, a *App, id string) *RunningJob {
+func claimForTest(t *testing.T, a *App, id string) *queue.RunningJob {
 	t.Helper()
 	var claimed []storage.Job
 	now := a.clock.Now()
@@ -87,5 +88,5 @@ func claimForTest(t *testing.T, a *App, id string) *RunningJob {
 	if err != nil || len(claimed) != 1 || claimed[0].ID != id {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	return &RunningJob{Job: claimed[0], d: a.jobs, lease: time.Hour}
+	return a.jobs.Adopt(claimed[0])
 }

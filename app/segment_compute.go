@@ -7,12 +7,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
-
-// JobSegments refreshes every segment's count and computes the tracked
-// ones, on a schedule.
-const JobSegments = "segments.refresh"
 
 // SegmentRefreshEvery is how often the background job runs.
 const SegmentRefreshEvery = 5 * time.Minute
@@ -141,7 +138,7 @@ func (a *App) refreshCount(ctx context.Context, g Segment) (Segment, error) {
 // runSegments is the periodic job: tracked dynamic segments are computed,
 // the others recounted. A failing segment is logged and skipped, so that
 // one bad segment does not starve the rest.
-func (a *App) runSegments(ctx context.Context, job *RunningJob) (any, error) {
+func (a *App) runSegments(ctx context.Context, job *queue.RunningJob) (any, error) {
 	refs, err := storage.AllSegments(ctx, a.db.Reader())
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	clock := app.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	clock := queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
 	a := app.New(app.Options{DB: db, Clock: clock, Log: slog.New(slog.DiscardHandler)})
 	p, err := a.CreateProject(ctx, "bench")
 	if err != nil {

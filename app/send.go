@@ -9,6 +9,7 @@ import (
 	"github.com/heraldmail/herald/app/message"
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/dkim"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -211,7 +212,7 @@ func (a *App) queueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) e
 		return err
 	}
 	tx.OnCommit(func() { a.handoff.put(e.ID, e.Raw, e.CreatedAt) })
-	if _, err := a.jobs.Enqueue(ctx, tx, JobSpec{Kind: JobDeliver, ProjectID: e.ProjectID,
+	if _, err := a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobDeliver, ProjectID: e.ProjectID,
 		Payload: deliveryPayload{EmailID: e.ID}}); err != nil {
 		return err
 	}

@@ -178,6 +178,19 @@ func (tx *Tx) MarkEmail(ctx context.Context, id, column string, now time.Time) (
 	return n > 0, err
 }
 
+// FailEmail marks FAILED, with reason as its last response, an email still
+// waiting for delivery, and drops its stored bytes. It reports whether the
+// email was waiting: one in a final state is left as it is.
+func (tx *Tx) FailEmail(ctx context.Context, id, reason string, now time.Time) (bool, error) {
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'FAILED', last_response = ?1, failed_at = ?2, updated_at = ?2
+		WHERE id = ?3 AND status IN ('PENDING', 'SENDING')`, reason, Millis(now), id))
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM email_bodies WHERE email_id = ?`, id)
+	return true, err
+}
+
 // SetEmailStatus moves an email to a status reported after the fact (a
 // bounce notification, a relay's delivery report), with its timestamp.
 func (tx *Tx) SetEmailStatus(ctx context.Context, id, status, response string, now time.Time) error {

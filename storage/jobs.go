@@ -76,14 +76,15 @@ func (tx *Tx) InsertJob(ctx context.Context, j Job) (bool, error) {
 
 // ClaimJobs leases up to limit jobs of the given kinds that are due:
 // queued ones whose time has come and active ones whose lease ran out
-// because their worker died.
+// because their worker died. Each claim counts an attempt, so a job whose
+// worker died during its last attempt comes back with more attempts than
+// its maximum: the dispatcher gives it up instead of running it.
 func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil time.Time, limit int) ([]Job, error) {
 	rows, err := tx.Query(ctx, `UPDATE jobs SET state = 'active', lease_until = ?2, attempts = attempts + 1, updated_at = ?1
 		WHERE id IN (
 			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1 AND kind IN (SELECT value FROM json_each(?4))
 			UNION ALL
-			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1 AND attempts < max_attempts
-				AND kind IN (SELECT value FROM json_each(?4))
+			SELECT id FROM jobs WHERE state = 'active' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?4))
 			LIMIT ?3)
 		RETURNING `+jobColumns, Millis(now), Millis(leaseUntil), limit, jsonArray(kinds))
 	return collect(rows, err, scanJob)
@@ -115,13 +116,16 @@ func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress in
 	return n > 0, err
 }
 
-// FinishJob marks an attempt completed (result may be nil) or failed.
+// FinishJob marks an attempt completed (result may be nil) or failed. A job
+// given up after its worker died on its last attempt was claimed once more
+// than allowed; it is recorded at its maximum.
 func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state string, result []byte, reason string, now time.Time) error {
 	progress := 100
 	if state == JobFailed {
 		progress = -1 // keep the last reported progress
 	}
 	_, err := tx.Exec(ctx, `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
+			attempts = MIN(attempts, max_attempts),
 			progress = CASE WHEN ? < 0 THEN progress ELSE ? END, updated_at = ?
 		WHERE id = ? AND attempts = ?`,
 		state, nullBytes(result), nullable(reason), progress, progress, Millis(now), id, attempt)
@@ -132,6 +136,15 @@ func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state strin
 func (tx *Tx) RetryJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, lease_until = NULL, failed_reason = ?, updated_at = ?
 		WHERE id = ? AND attempts = ?`, Millis(runAt), reason, Millis(now), id, attempt)
+	return err
+}
+
+// ReleaseJob puts back in the queue, due now, an attempt that shutdown cut
+// short. The attempt is not counted: it did not fail.
+func (tx *Tx) ReleaseJob(ctx context.Context, id string, attempt int, reason string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
+			failed_reason = ?2, updated_at = ?1
+		WHERE id = ?3 AND attempts = ?4`, Millis(now), reason, id, attempt)
 	return err
 }
 
@@ -176,18 +189,10 @@ func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool
 	return FromMillis(next.Int64), true, nil
 }
 
-// RequeueActiveJobs puts every job marked active back in the queue, due
-// now. Only a server starting up calls it: the lock on the data directory
-// guarantees those jobs' workers are gone.
-func (tx *Tx) RequeueActiveJobs(ctx context.Context, now time.Time) (int64, error) {
-	return affected(tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, lease_until = NULL, updated_at = ?1
-		WHERE state = 'active'`, Millis(now)))
-}
-
-// FailAbandonedJobs fails the jobs whose worker died on their last allowed
-// attempt (a job that crashes the process must not loop for ever).
-func (tx *Tx) FailAbandonedJobs(ctx context.Context, now time.Time) (int64, error) {
-	return affected(tx.Exec(ctx, `UPDATE jobs SET state = 'failed', lease_until = NULL, updated_at = ?1,
-			failed_reason = 'the worker stopped during every attempt'
-		WHERE state = 'active' AND lease_until <= ?1 AND attempts >= max_attempts`, Millis(now)))
+// ExpireJobLeases ends the lease of every job marked active, so that the
+// next claim takes them: again, or given up if that was their last
+// attempt. Only a server starting up calls it: the lock on the data
+// directory guarantees those jobs' workers are gone.
+func (tx *Tx) ExpireJobLeases(ctx context.Context, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `UPDATE jobs SET lease_until = ?1, updated_at = ?1 WHERE state = 'active'`, Millis(now)))
 }

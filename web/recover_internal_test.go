@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/queue"
 )
 
 // newBareServer is a Server with no app, for the middleware alone.
 func newBareServer(logs *bytes.Buffer) *Server {
-	return &Server{log: slog.New(slog.NewJSONHandler(logs, nil)), clock: app.NewFakeClock(time.Unix(0, 0))}
+	return &Server{log: slog.New(slog.NewJSONHandler(logs, nil)), clock: queue.NewFakeClock(time.Unix(0, 0))}
 }
 
 func TestPanicIsA500EnvelopeAndALogLine(t *testing.T) {

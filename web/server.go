@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/queue"
 )
 
 // Options configure the HTTP layer.
 type Options struct {
 	App       *app.App
 	Log       *slog.Logger
-	Clock     app.Clock
+	Clock     queue.Clock
 	RateLimit int // requests per minute per project; 0 disables
 	Features  map[string]bool
 }
@@ -29,7 +30,7 @@ type Options struct {
 type Server struct {
 	app      *app.App
 	log      *slog.Logger
-	clock    app.Clock
+	clock    queue.Clock
 	limiter  *rateLimiter
 	features map[string]bool
 	handler  http.Handler
@@ -38,7 +39,7 @@ type Server struct {
 // New builds the handler for every route.
 func New(o Options) *Server {
 	if o.Clock == nil {
-		o.Clock = app.SystemClock{}
+		o.Clock = queue.SystemClock{}
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now)}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/resolver/dnstest"
 	"github.com/heraldmail/herald/smtpout"
@@ -32,7 +33,7 @@ type Env struct {
 	T       testing.TB
 	DB      *storage.DB
 	App     *app.App
-	Clock   *app.FakeClock
+	Clock   *queue.FakeClock
 	DNS     *dnstest.Server
 	Sink    *smtptest.Sink // the mail server every test domain's MX points at
 	Server  *httptest.Server
@@ -72,7 +73,7 @@ func New(t testing.TB, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{T: t, DB: db, Clock: app.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
+	e := &Env{T: t, DB: db, Clock: queue.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
 		cancel: cancel, done: make(chan struct{})}
 	log := slog.New(slog.DiscardHandler)
 	dns := resolver.New(e.DNS.Addr, time.Second)

@@ -1,4 +1,4 @@
-package app_test
+package queue_test
 
 import (
 	"context"
@@ -9,22 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
 
-// queue is a database, a fake clock and a project whose jobs the tests
+// testQueue is a database, a fake clock and a project whose jobs the tests
 // enqueue; dispatchers are started on it as a process would start them.
-type queue struct {
+type testQueue struct {
 	t       *testing.T
 	dir     string
 	db      *storage.DB
-	clock   *app.FakeClock
+	clock   *queue.FakeClock
 	project string
 }
 
-func newQueue(t *testing.T) *queue {
-	q := &queue{t: t, dir: t.TempDir(), clock: app.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)), project: "p"}
+func newQueue(t *testing.T) *testQueue {
+	q := &testQueue{t: t, dir: t.TempDir(), clock: queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)), project: "p"}
 	q.open()
 	now := q.clock.Now()
 	q.write(func(tx *storage.Tx) error {
@@ -33,7 +33,7 @@ func newQueue(t *testing.T) *queue {
 	return q
 }
 
-func (q *queue) open() {
+func (q *testQueue) open() {
 	db, err := storage.Open(context.Background(), q.dir, storage.Options{})
 	if err != nil {
 		q.t.Fatal(err)
@@ -42,23 +42,40 @@ func (q *queue) open() {
 	q.t.Cleanup(func() { db.Close() })
 }
 
-func (q *queue) write(fn func(*storage.Tx) error) {
+func (q *testQueue) write(fn func(*storage.Tx) error) {
 	q.t.Helper()
 	if err := q.db.Write(context.Background(), fn); err != nil {
 		q.t.Fatal(err)
 	}
 }
 
-// start runs a dispatcher with the given handlers until the returned stop
-// is called (or the test ends). setup runs before the handlers are
-// registered (to add lanes).
-func (q *queue) start(workers int, handlers map[string]app.JobHandler, setup ...func(*app.Dispatcher)) (*app.Dispatcher, func()) {
-	d := app.NewDispatcher(q.db, q.clock, slog.New(slog.DiscardHandler), workers)
-	for _, f := range setup {
-		f(d)
+// start runs a dispatcher with one lane of workers for the given kinds
+// until the returned stop is called (or the test ends).
+func (q *testQueue) start(workers int, kinds ...queue.Kind) (*queue.Dispatcher, func()) {
+	return q.startWith([]queue.Lane{{Name: "default", Workers: workers}}, kinds...)
+}
+
+// startWith runs a dispatcher over the given lanes. A kind that names no
+// lane runs in "default"; one that declares no outcome is rescheduled if
+// periodic, and otherwise leaves only its failed job.
+func (q *testQueue) startWith(lanes []queue.Lane, kinds ...queue.Kind) (*queue.Dispatcher, func()) {
+	q.t.Helper()
+	for i := range kinds {
+		k := &kinds[i]
+		if k.Lane == "" {
+			k.Lane = "default"
+		}
+		switch {
+		case k.GiveUp.Declared():
+		case k.Every > 0:
+			k.GiveUp = queue.Reschedule()
+		default:
+			k.GiveUp = queue.Then(func(context.Context, *storage.Tx, storage.Job, error) error { return nil })
+		}
 	}
-	for kind, h := range handlers {
-		d.Register(kind, h)
+	d, err := queue.New(queue.Options{DB: q.db, Clock: q.clock, Log: slog.New(slog.DiscardHandler), Lanes: lanes, Kinds: kinds})
+	if err != nil {
+		q.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -69,7 +86,7 @@ func (q *queue) start(workers int, handlers map[string]app.JobHandler, setup ...
 	return d, stop
 }
 
-func (q *queue) enqueue(d *app.Dispatcher, spec app.JobSpec) string {
+func (q *testQueue) enqueue(d *queue.Dispatcher, spec queue.JobSpec) string {
 	q.t.Helper()
 	spec.ProjectID = q.project
 	var id string
@@ -81,7 +98,7 @@ func (q *queue) enqueue(d *app.Dispatcher, spec app.JobSpec) string {
 	return id
 }
 
-func (q *queue) job(id string) storage.Job {
+func (q *testQueue) job(id string) storage.Job {
 	q.t.Helper()
 	j, err := storage.JobByID(context.Background(), q.db.Reader(), q.project, id)
 	if err != nil {
@@ -92,7 +109,7 @@ func (q *queue) job(id string) storage.Job {
 
 // waitFor polls until cond holds; real time, since the work runs on
 // goroutines, but the queue's own schedule only moves with the fake clock.
-func (q *queue) waitFor(what string, cond func() bool) {
+func (q *testQueue) waitFor(what string, cond func() bool) {
 	q.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -103,7 +120,7 @@ func (q *queue) waitFor(what string, cond func() bool) {
 	}
 }
 
-func (q *queue) waitState(id, state string) storage.Job {
+func (q *testQueue) waitState(id, state string) storage.Job {
 	q.t.Helper()
 	var j storage.Job
 	q.waitFor("job "+state, func() bool { j = q.job(id); return j.State == state })
@@ -112,7 +129,7 @@ func (q *queue) waitState(id, state string) storage.Job {
 
 // advanceUntil moves the fake clock in steps until cond holds, so that the
 // dispatcher's timers fire whenever it has gone to sleep.
-func (q *queue) advanceUntil(what string, step time.Duration, cond func() bool) {
+func (q *testQueue) advanceUntil(what string, step time.Duration, cond func() bool) {
 	q.t.Helper()
 	q.waitFor(what, func() bool {
 		if cond() {
@@ -125,16 +142,16 @@ func (q *queue) advanceUntil(what string, step time.Duration, cond func() bool) 
 
 func TestJobRunsAtOnceAndKeepsItsResult(t *testing.T) {
 	q := newQueue(t)
-	d, _ := q.start(2, map[string]app.JobHandler{"echo": {
+	d, _ := q.start(2, queue.Kind{Name: "echo",
 		KeepFor: time.Hour,
-		Run: func(ctx context.Context, j *app.RunningJob) (any, error) {
+		Run: func(ctx context.Context, j *queue.RunningJob) (any, error) {
 			if err := j.Progress(ctx, 50, map[string]int{"at": 1}); err != nil {
 				return nil, err
 			}
 			return map[string]string{"payload": string(j.Payload)}, nil
 		},
-	}})
-	id := q.enqueue(d, app.JobSpec{Kind: "echo", Payload: "hi"})
+	})
+	id := q.enqueue(d, queue.JobSpec{Kind: "echo", Payload: "hi"})
 	j := q.waitState(id, storage.JobCompleted)
 	if string(j.Result) != `{"payload":"\"hi\""}` || j.Progress != 100 || j.Attempts != 1 || string(j.Checkpoint) != `{"at":1}` {
 		t.Fatalf("job %+v", j)
@@ -144,17 +161,17 @@ func TestJobRunsAtOnceAndKeepsItsResult(t *testing.T) {
 func TestJobRetriesWithBackoffThenSucceeds(t *testing.T) {
 	q := newQueue(t)
 	var runs atomic.Int32
-	d, _ := q.start(1, map[string]app.JobHandler{"flaky": {
+	d, _ := q.start(1, queue.Kind{Name: "flaky",
 		KeepFor: time.Hour,
-		Backoff: app.ExponentialBackoff(time.Minute, time.Hour),
-		Run: func(context.Context, *app.RunningJob) (any, error) {
+		Retry:   queue.Retry{Backoff: queue.ExponentialBackoff(time.Minute, time.Hour)},
+		Run: func(context.Context, *queue.RunningJob) (any, error) {
 			if runs.Add(1) < 3 {
 				return nil, errors.New("not yet")
 			}
 			return "ok", nil
 		},
-	}})
-	id := q.enqueue(d, app.JobSpec{Kind: "flaky"})
+	})
+	id := q.enqueue(d, queue.JobSpec{Kind: "flaky"})
 	j := q.waitState(id, storage.JobQueued)
 	q.waitFor("first attempt", func() bool { j = q.job(id); return j.Attempts == 1 && j.State == storage.JobQueued })
 	if want := q.clock.Now().Add(time.Minute); !j.RunAt.Equal(want) || j.FailedReason != "not yet" {
@@ -180,19 +197,20 @@ func TestJobRetriesWithBackoffThenSucceeds(t *testing.T) {
 func TestJobFailsAfterMaxAttemptsOrAtOnceWhenPermanent(t *testing.T) {
 	q := newQueue(t)
 	var runs atomic.Int32
-	d, _ := q.start(2, map[string]app.JobHandler{
-		"always": {MaxAttempts: 2, KeepFor: time.Hour, Backoff: func(int) time.Duration { return time.Second },
-			Run: func(context.Context, *app.RunningJob) (any, error) { runs.Add(1); return nil, errors.New("broken") }},
-		"permanent": {MaxAttempts: 5, KeepFor: time.Hour,
-			Run: func(context.Context, *app.RunningJob) (any, error) {
-				return nil, app.Permanent(errors.New("bad input"))
+	d, _ := q.start(2,
+		queue.Kind{Name: "always", KeepFor: time.Hour,
+			Retry: queue.Retry{MaxAttempts: 2, Backoff: func(int) time.Duration { return time.Second }},
+			Run:   func(context.Context, *queue.RunningJob) (any, error) { runs.Add(1); return nil, errors.New("broken") }},
+		queue.Kind{Name: "permanent", KeepFor: time.Hour, Retry: queue.Retry{MaxAttempts: 5},
+			Run: func(context.Context, *queue.RunningJob) (any, error) {
+				return nil, queue.Permanent(errors.New("bad input"))
 			}},
-		"panics": {MaxAttempts: 1, KeepFor: time.Hour,
-			Run: func(context.Context, *app.RunningJob) (any, error) { panic("handler bug") }},
-	})
-	always := q.enqueue(d, app.JobSpec{Kind: "always"})
-	permanent := q.enqueue(d, app.JobSpec{Kind: "permanent"})
-	panics := q.enqueue(d, app.JobSpec{Kind: "panics"})
+		queue.Kind{Name: "panics", KeepFor: time.Hour, Retry: queue.Retry{MaxAttempts: 1},
+			Run: func(context.Context, *queue.RunningJob) (any, error) { panic("handler bug") }},
+	)
+	always := q.enqueue(d, queue.JobSpec{Kind: "always"})
+	permanent := q.enqueue(d, queue.JobSpec{Kind: "permanent"})
+	panics := q.enqueue(d, queue.JobSpec{Kind: "panics"})
 	if j := q.waitState(permanent, storage.JobFailed); j.Attempts != 1 || j.FailedReason != "bad input" {
 		t.Fatalf("permanent %+v", j)
 	}
@@ -209,8 +227,8 @@ func TestJobConcurrencyIsBounded(t *testing.T) {
 	q := newQueue(t)
 	var running, peak atomic.Int32
 	release := make(chan struct{})
-	d, _ := q.start(2, map[string]app.JobHandler{"slow": {
-		Run: func(context.Context, *app.RunningJob) (any, error) {
+	d, _ := q.start(2, queue.Kind{Name: "slow",
+		Run: func(context.Context, *queue.RunningJob) (any, error) {
 			n := running.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
@@ -218,10 +236,10 @@ func TestJobConcurrencyIsBounded(t *testing.T) {
 			running.Add(-1)
 			return nil, nil
 		},
-	}})
+	})
 	var ids []string
 	for range 5 {
-		ids = append(ids, q.enqueue(d, app.JobSpec{Kind: "slow"}))
+		ids = append(ids, q.enqueue(d, queue.JobSpec{Kind: "slow"}))
 	}
 	q.waitFor("two running", func() bool { return running.Load() == 2 })
 	time.Sleep(20 * time.Millisecond)
@@ -243,8 +261,8 @@ func TestJobConcurrencyIsBounded(t *testing.T) {
 func TestJobWithExpiredLeaseIsTakenOver(t *testing.T) {
 	q := newQueue(t)
 	started := make(chan struct{}, 1)
-	handlers := map[string]app.JobHandler{"work": {Lease: time.Minute, KeepFor: time.Hour,
-		Run: func(ctx context.Context, j *app.RunningJob) (any, error) {
+	work := queue.Kind{Name: "work", Lease: time.Minute, KeepFor: time.Hour,
+		Run: func(ctx context.Context, j *queue.RunningJob) (any, error) {
 			select {
 			case started <- struct{}{}:
 			default:
@@ -254,12 +272,12 @@ func TestJobWithExpiredLeaseIsTakenOver(t *testing.T) {
 				return nil, ctx.Err()
 			}
 			return j.Attempts, nil
-		}}}
-	d, stop := q.start(1, handlers)
-	id := q.enqueue(d, app.JobSpec{Kind: "work"})
+		}}
+	d, stop := q.start(1, work)
+	id := q.enqueue(d, queue.JobSpec{Kind: "work"})
 	<-started
-	stop() // an orderly stop puts the job back at once ...
-	if j := q.job(id); j.State != storage.JobQueued || j.FailedReason != "interrupted by shutdown" {
+	stop() // an orderly stop puts the job back at once, not counting the attempt ...
+	if j := q.job(id); j.State != storage.JobQueued || j.Attempts != 0 || j.FailedReason != "interrupted by shutdown" {
 		t.Fatalf("after shutdown %+v", j)
 	}
 	// ... while a crash leaves it active under its lease: simulate one by
@@ -268,38 +286,37 @@ func TestJobWithExpiredLeaseIsTakenOver(t *testing.T) {
 		_, err := tx.ClaimJobs(context.Background(), []string{"work"}, q.clock.Now(), q.clock.Now().Add(time.Minute), 1)
 		return err
 	})
-	d2, _ := q.start(1, handlers)
-	_ = d2
+	q.start(1, work)
 	time.Sleep(20 * time.Millisecond)
 	if j := q.job(id); j.State != storage.JobActive {
 		t.Fatalf("a leased job was taken before its lease ran out: %+v", j)
 	}
 	q.advanceUntil("takeover", 10*time.Second, func() bool { return q.job(id).State == storage.JobCompleted })
-	if j := q.job(id); string(j.Result) != "3" {
+	if j := q.job(id); string(j.Result) != "2" {
 		t.Fatalf("job %+v", j)
 	}
 }
 
 func TestJobsSurviveARestart(t *testing.T) {
 	q := newQueue(t)
-	handlers := map[string]app.JobHandler{"later": {KeepFor: time.Hour,
-		Run: func(context.Context, *app.RunningJob) (any, error) { return "done", nil }}}
-	d, stop := q.start(1, handlers)
-	id := q.enqueue(d, app.JobSpec{Kind: "later", RunAt: q.clock.Now().Add(time.Hour)})
+	later := queue.Kind{Name: "later", KeepFor: time.Hour,
+		Run: func(context.Context, *queue.RunningJob) (any, error) { return "done", nil }}
+	d, stop := q.start(1, later)
+	id := q.enqueue(d, queue.JobSpec{Kind: "later", RunAt: q.clock.Now().Add(time.Hour)})
 	stop()
 	q.db.Close()
 	q.open()
-	q.start(1, handlers)
+	q.start(1, later)
 	q.advanceUntil("job after restart", time.Minute, func() bool { return q.job(id).State == storage.JobCompleted })
 }
 
 func TestUniqueJobsAndPeriodicJobs(t *testing.T) {
 	q := newQueue(t)
 	var runs atomic.Int32
-	d, _ := q.start(1, map[string]app.JobHandler{"tick": {Every: time.Hour,
-		Run: func(context.Context, *app.RunningJob) (any, error) { runs.Add(1); return nil, nil }}})
-	id := q.enqueue(d, app.JobSpec{Kind: "tick", UniqueKey: "tick"})
-	q.enqueue(d, app.JobSpec{Kind: "tick", UniqueKey: "tick"})
+	d, _ := q.start(1, queue.Kind{Name: "tick", Every: time.Hour,
+		Run: func(context.Context, *queue.RunningJob) (any, error) { runs.Add(1); return nil, nil }})
+	id := q.enqueue(d, queue.JobSpec{Kind: "tick", UniqueKey: "tick"})
+	q.enqueue(d, queue.JobSpec{Kind: "tick", UniqueKey: "tick"})
 	q.waitFor("first tick", func() bool { return runs.Load() == 1 })
 	q.waitFor("rescheduled", func() bool { j := q.job(id); return j.State == storage.JobQueued && j.Attempts == 0 })
 	if j := q.job(id); !j.RunAt.Equal(q.clock.Now().Add(time.Hour)) {
@@ -318,16 +335,16 @@ func TestWaitingForAWorkerDoesNotSpin(t *testing.T) {
 	q := newQueue(t)
 	release := make(chan struct{})
 	var ran atomic.Int32
-	d, _ := q.start(1, map[string]app.JobHandler{
-		"slow": {Run: func(context.Context, *app.RunningJob) (any, error) {
+	d, _ := q.startWith([]queue.Lane{{Name: "default", Workers: 1}, {Name: "slow", Workers: 1}},
+		queue.Kind{Name: "slow", Lane: "slow", Run: func(context.Context, *queue.RunningJob) (any, error) {
 			ran.Add(1)
 			<-release
 			return nil, nil
-		}, Lane: "slow"},
-		"other": {Run: func(context.Context, *app.RunningJob) (any, error) { return nil, nil }},
-	}, func(d *app.Dispatcher) { d.AddLane("slow", 1) })
-	q.enqueue(d, app.JobSpec{Kind: "slow"})
-	second := q.enqueue(d, app.JobSpec{Kind: "slow"})
+		}},
+		queue.Kind{Name: "other", Run: func(context.Context, *queue.RunningJob) (any, error) { return nil, nil }},
+	)
+	q.enqueue(d, queue.JobSpec{Kind: "slow"})
+	second := q.enqueue(d, queue.JobSpec{Kind: "slow"})
 	q.waitFor("first running", func() bool { return ran.Load() == 1 })
 	q.waitFor("dispatcher asleep", func() bool { return q.clock.Waiters() > 0 })
 	if j := q.job(second); j.State != storage.JobQueued {
@@ -342,7 +359,7 @@ func TestWaitingForAWorkerDoesNotSpin(t *testing.T) {
 func TestClaimedHookStartsOrEndsTheJob(t *testing.T) {
 	q := newQueue(t)
 	var ran, hooked atomic.Int32
-	d, _ := q.start(2, map[string]app.JobHandler{"work": {
+	d, _ := q.start(2, queue.Kind{Name: "work",
 		KeepFor: time.Hour,
 		Claimed: func(_ context.Context, _ *storage.Tx, j storage.Job) (bool, error) {
 			hooked.Add(1)
@@ -351,10 +368,10 @@ func TestClaimedHookStartsOrEndsTheJob(t *testing.T) {
 			}
 			return string(j.Payload) != `"skip"`, nil
 		},
-		Run: func(context.Context, *app.RunningJob) (any, error) { ran.Add(1); return "ran", nil },
-	}})
-	run := q.enqueue(d, app.JobSpec{Kind: "work", Payload: "run"})
-	skip := q.enqueue(d, app.JobSpec{Kind: "work", Payload: "skip"})
+		Run: func(context.Context, *queue.RunningJob) (any, error) { ran.Add(1); return "ran", nil },
+	})
+	run := q.enqueue(d, queue.JobSpec{Kind: "work", Payload: "run"})
+	skip := q.enqueue(d, queue.JobSpec{Kind: "work", Payload: "skip"})
 	if j := q.waitState(run, storage.JobCompleted); string(j.Result) != `"ran"` {
 		t.Fatalf("run job %+v", j)
 	}

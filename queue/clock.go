@@ -1,4 +1,4 @@
-package app
+package queue
 
 import (
 	"sort"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Clock is where app gets the time, so that schedules, delays, retries and
+// Clock is where Herald gets the time, so that schedules, delays, retries and
 // windows are tested by moving a fake clock rather than by sleeping.
 type Clock interface {
 	Now() time.Time

@@ -1,0 +1,160 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// Options are a Dispatcher's dependencies and its table of lanes and kinds.
+type Options struct {
+	DB    *storage.DB
+	Clock Clock        // default SystemClock
+	Log   *slog.Logger // default slog.Default
+	Lanes []Lane
+	Kinds []Kind
+}
+
+// Dispatcher runs queued jobs with bounded concurrency per lane.
+type Dispatcher struct {
+	db      *storage.DB
+	clock   Clock
+	log     *slog.Logger
+	kinds   map[string]*kind
+	table   []Kind // the kinds in table order, with their defaults
+	lanes   []*lane
+	wake    chan struct{}
+	running sync.WaitGroup
+}
+
+// kind is a row of the table with the lane it runs in.
+type kind struct {
+	Kind
+	lane *lane
+}
+
+// New checks the table and returns a dispatcher for it. An undeclared or
+// repeated lane or kind, or a kind without a terminal outcome, is an error.
+func New(o Options) (*Dispatcher, error) {
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	d := &Dispatcher{db: o.DB, clock: o.Clock, log: o.Log, kinds: map[string]*kind{}, wake: make(chan struct{}, 1)}
+	lanes, err := d.addLanes(o.Lanes)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range o.Kinds {
+		if err := k.check(lanes); err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		if d.kinds[k.Name] != nil {
+			return nil, fmt.Errorf("queue: kind %q is declared twice", k.Name)
+		}
+		k = k.withDefaults()
+		l := d.lane(k.Lane)
+		l.kinds = append(l.kinds, k.Name)
+		l.maxLease = max(l.maxLease, k.Lease)
+		d.kinds[k.Name] = &kind{Kind: k, lane: l}
+		d.table = append(d.table, k)
+	}
+	return d, nil
+}
+
+func (d *Dispatcher) addLanes(lanes []Lane) (map[string]bool, error) {
+	names := map[string]bool{}
+	for _, l := range lanes {
+		switch {
+		case l.Name == "":
+			return nil, errors.New("queue: a lane has no name")
+		case names[l.Name]:
+			return nil, fmt.Errorf("queue: lane %q is declared twice", l.Name)
+		}
+		names[l.Name] = true
+		if l.Workers <= 0 {
+			l.Workers = 4
+		}
+		d.lanes = append(d.lanes, &lane{name: l.Name, slots: make(chan struct{}, l.Workers)})
+	}
+	return names, nil
+}
+
+func (d *Dispatcher) lane(name string) *lane {
+	for _, l := range d.lanes {
+		if l.name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// Kinds returns the table, in its order, with the defaults filled in.
+func (d *Dispatcher) Kinds() []Kind { return append([]Kind(nil), d.table...) }
+
+// idleWait bounds how long the dispatcher sleeps without looking, so that
+// jobs added by another process (the CLI) are found too.
+const idleWait = 30 * time.Second
+
+// Run claims and runs due jobs until ctx ends, then waits for the running
+// ones, whose contexts are cancelled with ctx.
+func (d *Dispatcher) Run(ctx context.Context) {
+	defer d.running.Wait()
+	for {
+		d.claimAndStart(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-d.clock.Until(d.nextWake(ctx)):
+			d.undrain() // jobs may have fallen due
+		}
+	}
+}
+
+// Wake makes the dispatcher look for due jobs now.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (d *Dispatcher) undrain() {
+	for _, l := range d.lanes {
+		l.drain.changed()
+	}
+}
+
+// nextWake is when a drained lane may have work again: the first time a job
+// falls due or a lease runs out after the earliest drain. It is idleWait
+// from now at the latest. Lanes that are not drained need no timer: they
+// are full, and a finishing job wakes the dispatcher.
+func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
+	limit := d.clock.Now().Add(idleWait)
+	since, ok := d.earliestDrain()
+	if !ok {
+		return limit
+	}
+	next, ok, err := storage.NextJobTime(ctx, d.db.Reader(), since)
+	if err != nil || !ok || next.After(limit) {
+		return limit
+	}
+	return next
+}
+
+func (d *Dispatcher) earliestDrain() (since time.Time, ok bool) {
+	for _, l := range d.lanes {
+		if l.drain.drained() && (!ok || l.drain.at.Before(since)) {
+			since, ok = l.drain.at, true
+		}
+	}
+	return since, ok
+}

@@ -1,0 +1,78 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// JobSpec describes a job to enqueue.
+type JobSpec struct {
+	Kind      string
+	ProjectID string
+	Payload   any
+	RunAt     time.Time // zero: now
+	UniqueKey string    // enqueue is a no-op while a job with this key exists
+}
+
+// Enqueue adds a job inside the caller's write, so the job exists if and
+// only if the caller's changes commit; the dispatcher wakes on commit.
+func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (string, error) {
+	k, ok := d.kinds[s.Kind]
+	if !ok {
+		return "", fmt.Errorf("enqueue: no handler for job kind %q", s.Kind)
+	}
+	payload, err := json.Marshal(s.Payload)
+	if err != nil {
+		return "", err
+	}
+	now := d.clock.Now()
+	if s.RunAt.IsZero() {
+		s.RunAt = now
+	}
+	j := storage.Job{ID: uuid.Must(uuid.NewV7()).String(), ProjectID: s.ProjectID, Kind: s.Kind, Payload: payload,
+		RunAt: s.RunAt, MaxAttempts: k.Retry.MaxAttempts, UniqueKey: s.UniqueKey, CreatedAt: now}
+	if _, err := tx.InsertJob(ctx, j); err != nil {
+		return "", err
+	}
+	tx.OnCommit(func() {
+		k.lane.drain.changed()
+		d.Wake()
+	})
+	return j.ID, nil
+}
+
+// SchedulePeriodic makes sure each periodic kind has its job, once: the
+// kind's name is the job's unique key, so restarts add no copies.
+func (d *Dispatcher) SchedulePeriodic(ctx context.Context) error {
+	return d.db.Write(ctx, func(tx *storage.Tx) error {
+		for _, k := range d.table {
+			if k.Every == 0 {
+				continue
+			}
+			if _, err := d.Enqueue(ctx, tx, JobSpec{Kind: k.Name, UniqueKey: k.Name}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RecoverInterrupted ends the leases of the jobs a previous server left
+// active when it died, so that they are claimed now rather than when their
+// leases run out: run again, or given up if that was their last attempt.
+// Call it before Run, and only while holding the data directory's lock.
+func (d *Dispatcher) RecoverInterrupted(ctx context.Context) error {
+	return d.db.Write(ctx, func(tx *storage.Tx) error {
+		n, err := tx.ExpireJobLeases(ctx, d.clock.Now())
+		if n > 0 {
+			d.log.Info("jobs interrupted by the last shutdown are due again", "jobs", n)
+		}
+		return err
+	})
+}

@@ -1,0 +1,146 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// errAbandoned is the cause given to a job whose worker stopped during its
+// last attempt.
+var errAbandoned = errors.New("the worker stopped during the last attempt")
+
+func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
+	defer func() {
+		<-l.slots
+		d.running.Done()
+		d.Wake()
+	}()
+	log := d.log.With("job_id", j.ID, "job_kind", j.Kind, "attempt", j.Attempts)
+	k, ok := d.kinds[j.Kind]
+	switch {
+	case !ok:
+		// Claims name only the table's kinds; this is a guard.
+		d.finish(ctx, log, l, j, &kind{lane: l}, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
+		return
+	case exhausted(j):
+		d.finish(ctx, log, l, j, k, nil, Permanent(errAbandoned))
+		return
+	}
+	start := d.clock.Now()
+	rj := &RunningJob{Job: j, d: d, lease: k.Lease}
+	result, err := call(ctx, k, rj)
+	log.Debug("job ran", "took", d.clock.Now().Sub(start), "err", err)
+	if err == nil && rj.finished.Load() {
+		return
+	}
+	d.finish(ctx, log, l, j, k, result, err)
+}
+
+// call runs the handler, turning a panic into a failed attempt.
+func call(ctx context.Context, k *kind, j *RunningJob) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return k.Run(ctx, j)
+}
+
+// finish records the outcome of an attempt. It runs even when ctx has
+// ended: an attempt cut short by shutdown goes back in the queue at once,
+// and is not counted.
+func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j storage.Job, k *kind, result any, runErr error) {
+	wctx := context.WithoutCancel(ctx)
+	now := d.clock.Now()
+	var perm PermanentError
+	givingUp := runErr != nil && ctx.Err() == nil && (errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts)
+	err := d.db.Write(wctx, func(tx *storage.Tx) error {
+		switch {
+		case runErr == nil:
+			return d.complete(wctx, tx, l, j, k, result, now)
+		case ctx.Err() != nil:
+			requeued(tx, l)
+			return tx.ReleaseJob(wctx, j.ID, j.Attempts, "interrupted by shutdown", now)
+		case givingUp:
+			return d.giveUp(wctx, tx, l, j, k, runErr, now)
+		}
+		requeued(tx, l)
+		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(k.Retry.Backoff(j.Attempts)), runErr.Error(), now)
+	})
+	switch {
+	case err != nil && givingUp:
+		d.failWithoutHook(wctx, log, j, runErr, err, now)
+	case err != nil:
+		log.Error("record job outcome", "err", err)
+	case givingUp:
+		log.Warn("job failed", "err", runErr, "outcome", k.GiveUp)
+	case runErr != nil && ctx.Err() == nil:
+		log.Info("job will retry", "err", runErr)
+	}
+}
+
+// giveUp ends a job after its last attempt with its kind's outcome.
+func (d *Dispatcher) giveUp(ctx context.Context, tx *storage.Tx, l *lane, j storage.Job, k *kind, cause error, now time.Time) error {
+	switch k.GiveUp.what {
+	case outcomeReschedule:
+		requeued(tx, l)
+		return tx.RescheduleJob(ctx, j.ID, now.Add(k.Every), now)
+	case outcomeHook:
+		if err := runHook(ctx, tx, k.GiveUp.hook, j, cause); err != nil {
+			return err
+		}
+	}
+	return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobFailed, nil, cause.Error(), now)
+}
+
+// runHook runs a give-up hook, turning a panic into an error.
+func runHook(ctx context.Context, tx *storage.Tx, hook GiveUpFunc, j storage.Job, cause error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return hook(ctx, tx, j, cause)
+}
+
+// failWithoutHook fails a job whose give-up could not be recorded (its
+// hook failed), so that it does not stay active; the entity it worked on
+// is left as it was, which the log says loudly.
+func (d *Dispatcher) failWithoutHook(ctx context.Context, log *slog.Logger, j storage.Job, cause, hookErr error, now time.Time) {
+	log.Error("job gave up, but its give-up outcome failed: the job is failed without it", "err", cause, "outcome_err", hookErr)
+	err := d.db.Write(ctx, func(tx *storage.Tx) error {
+		return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobFailed, nil, cause.Error(), now)
+	})
+	if err != nil {
+		log.Error("record job outcome", "err", err)
+	}
+}
+
+// requeued notes, once tx commits, that a job of l is back in the queue:
+// the lane may have due work again.
+func requeued(tx *storage.Tx, l *lane) { tx.OnCommit(l.drain.changed) }
+
+func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, l *lane, j storage.Job, k *kind, result any, now time.Time) error {
+	switch {
+	case k.Every > 0:
+		requeued(tx, l)
+		return tx.RescheduleJob(ctx, j.ID, now.Add(k.Every), now)
+	case k.KeepFor == 0:
+		return tx.DeleteJob(ctx, j.ID)
+	}
+	var b []byte
+	if result != nil {
+		var err error
+		if b, err = json.Marshal(result); err != nil {
+			return err
+		}
+	}
+	return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobCompleted, b, "", now)
+}
