@@ -3,13 +3,12 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 
+	"github.com/heraldmail/herald/app/csvrows"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -21,8 +20,10 @@ const MaxImportBytes = 5 << 20
 // the transaction, small enough not to hold the write lock for long.
 const importChunk = 500
 
-// maxImportErrors bounds the per-row reasons kept in an import result.
-const maxImportErrors = 100
+// maxImportErrors bounds the per-row reasons kept in an import result
+// (rejected counts them all): enough for every bad row of a large file
+// with a few percent of them, small enough to show in one answer.
+const maxImportErrors = 10000
 
 // ImportResult counts what an import did and why rows were rejected.
 type ImportResult struct {
@@ -32,15 +33,16 @@ type ImportResult struct {
 	Errors   []ImportError `json:"errors"`
 }
 
-// ImportError is why one row was rejected; Row counts lines as a
-// spreadsheet does, the header being row 1.
+// ImportError is why one row was rejected; Row counts records as a
+// spreadsheet counts rows, the header being row 1.
 type ImportError struct {
 	Row    int    `json:"row"`
 	Reason string `json:"reason"`
 }
 
-// importCheckpoint is saved with every chunk: the next data row to process
-// and the counts so far.
+// importCheckpoint is saved with every chunk: the data records handled so
+// far and the counts of what they did. Rejections are not saved: they
+// depend on the file alone, so a rerun finds them again as it reads.
 type importCheckpoint struct {
 	Row    int          `json:"row"`
 	Result ImportResult `json:"result"`
@@ -60,7 +62,7 @@ func (a *App) ImportContacts(ctx context.Context, projectID string, file []byte)
 	if len(file) > MaxImportBytes {
 		return JobAccepted{}, &Error{Kind: KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "CSV files are limited to 5 MB"}
 	}
-	if _, err := readImportHeader(csv.NewReader(bytes.NewReader(file))); err != nil {
+	if _, err := readImportHeader(csvrows.NewReader(bytes.NewReader(file))); err != nil {
 		return JobAccepted{}, Invalid(FieldError{Field: "file", Code: "invalid_csv", Message: err.Error()})
 	}
 	var id string
@@ -73,141 +75,91 @@ func (a *App) ImportContacts(ctx context.Context, projectID string, file []byte)
 	return JobAccepted{JobID: id}, err
 }
 
-// readImportHeader reads the header row: email first, then data keys.
-func readImportHeader(r *csv.Reader) ([]string, error) {
-	r.FieldsPerRecord = -1
-	r.TrimLeadingSpace = true
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, errors.New("the file is empty: the first row must be a header starting with email")
-	}
-	if err != nil {
-		return nil, errors.New("the file is not valid CSV: " + err.Error())
-	}
-	for i := range header {
-		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
-	}
-	if !strings.EqualFold(header[0], "email") {
-		return nil, errors.New("the first column of the header must be email")
-	}
-	return header, nil
-}
-
-// runImport processes the file in chunks. Each chunk's contacts and the
-// job's checkpoint commit together, so a rerun after a crash resumes at
-// the first row not yet committed and counts nothing twice.
+// runImport streams the file: it reads one record at a time and commits
+// the good ones in chunks, each with the job's checkpoint, so a rerun
+// after a crash resumes after the last committed chunk and counts nothing
+// twice. Memory holds the file (at most 5 MB) and one chunk, whatever the
+// number of rows.
 func (a *App) runImport(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p importPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
 	}
-	cp := importCheckpoint{Result: ImportResult{Errors: []ImportError{}}}
+	var cp importCheckpoint
 	if job.Checkpoint != nil {
 		if err := json.Unmarshal(job.Checkpoint, &cp); err != nil {
 			return nil, queue.Permanent(err)
 		}
 	}
-	r := csv.NewReader(strings.NewReader(p.CSV))
+	r := csvrows.NewReader(strings.NewReader(p.CSV))
 	header, err := readImportHeader(r)
 	if err != nil {
 		return nil, queue.Permanent(err)
 	}
-	rows, err := readRows(r)
-	if err != nil {
-		return nil, queue.Permanent(err)
-	}
-	for cp.Row < len(rows) {
-		next, err := a.importChunk(ctx, job, header, rows, cp)
+	res := ImportResult{Created: cp.Result.Created, Updated: cp.Result.Updated, Errors: []ImportError{}}
+	progress := func() int { return int(100 * r.Offset() / max(int64(len(p.CSV)), 1)) }
+	var chunk []importRow
+	n := 0 // data records read
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
-		cp = next
+		n++
+		row, reason := header.row(rec)
+		switch {
+		case reason != "":
+			res.reject(rec.Row, reason)
+		case n > cp.Row: // rows up to cp.Row were committed by an earlier run
+			chunk = append(chunk, row)
+		}
+		if len(chunk) == importChunk {
+			if cp, err = a.importChunk(ctx, job, chunk, n, progress(), cp); err != nil {
+				return nil, err
+			}
+			chunk = chunk[:0]
+		}
 	}
-	return cp.Result, nil
+	if len(chunk) > 0 {
+		if cp, err = a.importChunk(ctx, job, chunk, n, 100, cp); err != nil {
+			return nil, err
+		}
+	}
+	res.Created, res.Updated = cp.Result.Created, cp.Result.Updated
+	return res, nil
 }
 
-// importChunk imports the next chunk of rows after cp and returns the new
-// checkpoint, committed with the rows. The write may run more than once
+// reject counts a rejected row and keeps its reason while there is room.
+func (res *ImportResult) reject(row int, reason string) {
+	res.Rejected++
+	if len(res.Errors) < maxImportErrors {
+		res.Errors = append(res.Errors, ImportError{Row: row, Reason: reason})
+	}
+}
+
+// importChunk commits a chunk of good rows and the checkpoint that says
+// the records up to lastRecord are done. The write may run more than once
 // (the writer reruns a group when one of its writes fails), so each run
 // starts again from cp and changes nothing outside the transaction.
-func (a *App) importChunk(ctx context.Context, job *queue.RunningJob, header []string, rows [][]string, cp importCheckpoint) (importCheckpoint, error) {
-	end := min(cp.Row+importChunk, len(rows))
+func (a *App) importChunk(ctx context.Context, job *queue.RunningJob, rows []importRow, lastRecord, percent int, cp importCheckpoint) (importCheckpoint, error) {
 	var next importCheckpoint
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {
-		next = cp
-		next.Result.Errors = append([]ImportError(nil), cp.Result.Errors...)
-		for i := cp.Row; i < end; i++ {
-			if err := a.importRow(ctx, tx, job.ProjectID, header, rows[i], i+2, &next.Result); err != nil {
+		next = importCheckpoint{Row: lastRecord, Result: ImportResult{Created: cp.Result.Created, Updated: cp.Result.Updated}}
+		for _, row := range rows {
+			change, err := a.upsertContact(ctx, tx, job.ProjectID, row.contactUpsert())
+			if err != nil {
 				return err
 			}
+			if change.created {
+				next.Result.Created++
+			} else {
+				next.Result.Updated++
+			}
 		}
-		next.Row = end
-		return job.SaveProgress(ctx, tx, 100*end/len(rows), next)
+		return job.SaveProgress(ctx, tx, percent, next)
 	})
 	return next, err
-}
-
-// readRows reads every data row. Rows with a field count unlike the
-// header's are kept, to be rejected one by one; broken quoting fails all.
-func readRows(r *csv.Reader) ([][]string, error) {
-	var rows [][]string
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		var perr *csv.ParseError
-		if errors.As(err, &perr) && perr.Err != csv.ErrFieldCount {
-			return nil, errors.New("the file is not valid CSV: " + err.Error())
-		}
-		rows = append(rows, rec)
-	}
-}
-
-func (a *App) importRow(ctx context.Context, tx *storage.Tx, projectID string, header, row []string, line int, res *ImportResult) error {
-	reject := func(reason string) {
-		res.Rejected++
-		if len(res.Errors) < maxImportErrors {
-			res.Errors = append(res.Errors, ImportError{Row: line, Reason: reason})
-		}
-	}
-	if len(row) > len(header) {
-		reject("row has more fields than the header")
-		return nil
-	}
-	var v Validation
-	email := checkEmail(&v, "email", row[0])
-	if email == "" {
-		reject("missing email")
-		return nil
-	}
-	if v.Err() != nil {
-		reject("invalid email: " + row[0])
-		return nil
-	}
-	in := contactUpsert{email: email, newSubscribed: true, reason: ReasonAPI}
-	data := map[string]any{}
-	for i := 1; i < len(row); i++ {
-		key := header[i]
-		switch {
-		case key == "":
-		case strings.EqualFold(key, "subscribed"):
-			if b, err := strconv.ParseBool(strings.TrimSpace(row[i])); err == nil {
-				in.subscribed = &b
-			}
-		default:
-			data[key] = row[i]
-		}
-	}
-	in.data = ParseData(data)
-	change, err := a.upsertContact(ctx, tx, projectID, in)
-	if err != nil {
-		return err
-	}
-	if change.created {
-		res.Created++
-	} else {
-		res.Updated++
-	}
-	return nil
 }

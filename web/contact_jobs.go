@@ -22,30 +22,41 @@ func (s *Server) importContacts(w http.ResponseWriter, r *http.Request) error {
 // streamed part by part, so nothing spills to temporary files.
 func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
 	mr, err := r.MultipartReader()
+	if errors.Is(err, http.ErrMissingBoundary) {
+		return nil, malformedForm(err)
+	}
 	if err != nil {
 		return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type",
 			Message: "Send the CSV as multipart/form-data in the field \"" + field + "\""})
 	}
 	for {
 		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
+		// Only the closing boundary is a clean end (io.EOF itself); a body
+		// that stops without it is malformed (an error wrapping io.EOF).
+		if err == io.EOF {
 			return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type", Message: "Required", Received: "undefined"})
 		}
 		if err != nil {
-			return nil, err
+			return nil, malformedForm(err)
 		}
 		if part.FormName() != field {
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
-			return nil, err
+			return nil, malformedForm(err)
 		}
 		if int64(len(data)) > limit {
 			return nil, &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "The file is larger than 5 MB"}
 		}
 		return data, nil
 	}
+}
+
+// malformedForm is a multipart body that does not parse. When the body
+// itself failed to arrive, writeError answers that instead.
+func malformedForm(err error) error {
+	return app.BadRequest("Malformed multipart body: %v", err)
 }
 
 // importStatus serves GET /contacts/import/{jobId}.

@@ -137,15 +137,6 @@ func TestImportRefusals(t *testing.T) {
 	}
 }
 
-func TestImportBrokenQuotingFailsTheJob(t *testing.T) {
-	e := webtest.New(t, webtest.Options{})
-	id := jobID(t, upload(t, e, "file", "email\na@example.com\n\"b@example.com\n"))
-	st := e.WaitJob("/contacts/import/" + id)
-	if st["state"] != "failed" || st["failedReason"] == nil || st["result"] != nil {
-		t.Fatalf("status %v", st)
-	}
-}
-
 func TestBulkContacts(t *testing.T) {
 	e := webtest.New(t, webtest.Options{})
 	var ids []string

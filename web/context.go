@@ -13,6 +13,7 @@ type request struct {
 	id      string
 	project app.Project
 	params  map[string]string
+	bodyErr error // the first failure reading the body (see requestBody)
 }
 
 type ctxKey struct{}

@@ -48,10 +48,19 @@ func statusOf(e *app.Error) int {
 	return http.StatusInternalServerError
 }
 
-// writeError is the one place errors become responses. An *app.Error is
-// the client's to see; anything else is logged with the request id and
-// answered with a generic 500, so internal causes never leak.
+// writeError is the one place errors become responses. A failure to read
+// the request body is answered for what it is (see bodyFailure). An
+// *app.Error is the client's to see; anything else is logged with the
+// request id and answered with a generic 500, so internal causes never
+// leak.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if bodyErr := reqOf(r).bodyErr; bodyErr != nil {
+		status, e, ok := s.bodyFailure(w, r, bodyErr)
+		if ok {
+			s.writeEnvelope(w, r, status, e)
+		}
+		return
+	}
 	e, ok := app.AsError(err)
 	if !ok {
 		var tooLarge *http.MaxBytesError
@@ -69,6 +78,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Kind == app.KindBadRequest && e.Code == "VALIDATION_ERROR" {
 		status = http.StatusBadRequest // malformed JSON
 	}
+	s.writeEnvelope(w, r, status, e)
+}
+
+// writeEnvelope writes e as the spec's envelope, or as the bare {error}
+// body where the spec asks for it.
+func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, status int, e *app.Error) {
 	if e.Plain {
 		writeJSON(w, status, map[string]string{"error": e.Message})
 		return

@@ -24,6 +24,9 @@ type Options struct {
 	Clock     queue.Clock
 	RateLimit int // requests per minute per project; 0 disables
 	Features  map[string]bool
+	// BodyTimeout bounds how long a request's whole body may take to
+	// arrive (408 after it); 0: no bound of web's own.
+	BodyTimeout time.Duration
 }
 
 // Server is Herald's HTTP handler.
@@ -34,6 +37,8 @@ type Server struct {
 	limiter  *rateLimiter
 	features map[string]bool
 	handler  http.Handler
+
+	bodyTimeout time.Duration
 }
 
 // New builds the handler for every route.
@@ -42,7 +47,7 @@ func New(o Options) *Server {
 		o.Clock = queue.SystemClock{}
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
-		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now)}
+		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout}
 	routes := s.routes()
 	public := map[string]bool{}
 	for _, rt := range routes {
@@ -75,6 +80,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
@@ -128,7 +136,7 @@ func (s *Server) chain(rt route) http.Handler {
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, rt.bodyLimit())
+		s.wrapBody(w, r, rt.bodyLimit())
 		if rt.idempotent && r.Header.Get("Idempotency-Key") != "" {
 			s.idempotent(w, r, rt)
 			return
