@@ -223,7 +223,7 @@ func TestImportMalformedMultipartIs400(t *testing.T) {
 	const ct = "multipart/form-data; boundary=XYZ"
 	for _, body := range []string{
 		"--XYZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\nemail\na@example.com\n", // no closing boundary
-		"--XYZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx", // cut in a part before the file
+		"--XYZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx",                                          // cut in a part before the file
 		"garbage without any boundary",
 		"--XYZ\r\nno headers end",
 	} {
