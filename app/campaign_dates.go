@@ -43,13 +43,13 @@ var zoneName = regexp.MustCompile(`\s*\([^)]*\)\s*$`)
 
 // ParseDate reads a date as JavaScript's Date would: a number is Unix
 // milliseconds, a string one of dateLayouts. ok is false when it is not a
-// date.
+// date, or not one of the years 1 to 9999 that the API can write back.
 func ParseDate(raw json.RawMessage) (t time.Time, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil && len(raw) > 0 && raw[0] != '"' {
 		ms, err := n.Int64()
-		return time.UnixMilli(ms).UTC(), err == nil
+		return inRange(time.UnixMilli(ms).UTC(), err == nil)
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -58,12 +58,20 @@ func ParseDate(raw json.RawMessage) (t time.Time, ok bool) {
 	return ParseDateString(s)
 }
 
+// inRange keeps a parsed date only within the years 1 to 9999.
+func inRange(t time.Time, ok bool) (time.Time, bool) {
+	if !ok || t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
 // ParseDateString is ParseDate for text.
 func ParseDateString(s string) (time.Time, bool) {
 	s = zoneName.ReplaceAllString(strings.TrimSpace(s), "")
 	for _, layout := range dateLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
+			return inRange(t.UTC(), true)
 		}
 	}
 	return time.Time{}, false

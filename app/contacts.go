@@ -66,6 +66,7 @@ func (a *App) UpsertContact(ctx context.Context, projectID string, in UpsertCont
 	}
 	var v Validation
 	email := checkEmail(&v, "email", *in.Email)
+	checkData(&v, "data", in.Data)
 	if err := v.Err(); err != nil {
 		return UpsertedContact{}, err
 	}
@@ -187,6 +188,7 @@ func (a *App) UpdateContact(ctx context.Context, projectID, id string, in Update
 	if in.Email != nil {
 		email = checkEmail(&v, "email", *in.Email)
 	}
+	checkData(&v, "data", in.Data)
 	if err := v.Err(); err != nil {
 		return Contact{}, err
 	}

@@ -149,6 +149,12 @@ func (a *App) UpdateSegment(ctx context.Context, projectID, id string, in Segmen
 	var cond *Condition
 	count := g.MemberCount
 	if in.Condition != nil && g.Type == storage.SegmentDynamic {
+		// The bare {error} 400 is POST /segments's alone (the spec's);
+		// an update answers in the envelope like every other endpoint.
+		if !IsConditionObject(in.Condition) {
+			return g, Invalid(FieldError{Field: "condition", Code: "invalid_type",
+				Message: "Expected a condition object", Received: jsonKind(in.Condition)})
+		}
 		if cond, count, err = a.prepareCondition(ctx, projectID, in.Condition); err != nil {
 			return g, err
 		}

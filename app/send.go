@@ -85,6 +85,7 @@ func (a *App) prepareSend(ctx context.Context, project Project, in SendInput) (*
 		return nil, err
 	}
 	a.applyTemplate(&v, out, tpl, in)
+	checkData(&v, "data", in.Data)
 	for _, p := range message.ValidateHeaders(in.Headers) {
 		v.Add(p.Field, p.Code, p.Message, p.Received)
 	}
@@ -147,7 +148,9 @@ func (a *App) applySender(v *Validation, out *outgoing, in SendInput) {
 			out.from = from
 		}
 		if out.from.Name == "" && in.Name != nil {
+			// The deprecated name goes with a from given as a string.
 			out.from.Name = *in.Name
+			checkDisplayName(v, "from", out.from.Name)
 		}
 	}
 	if out.from.Email == "" {
@@ -155,9 +158,6 @@ func (a *App) applySender(v *Validation, out *outgoing, in SendInput) {
 	}
 	if in.Reply != nil && *in.Reply != "" {
 		out.replyTo = &message.Address{Email: checkEmail(v, "reply", *in.Reply)}
-	}
-	if strings.ContainsAny(out.from.Name, "\r\n") {
-		v.Add("from.name", "invalid_string", "Sender name must not contain line breaks", out.from.Name)
 	}
 }
 

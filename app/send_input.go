@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/heraldmail/herald/app/message"
 )
@@ -37,6 +38,22 @@ type AttachmentInput struct {
 // MaxRecipients bounds `to` on /v1/send; the subject's limit is MaxSubject.
 const MaxRecipients = 50
 
+// MaxDisplayName bounds the display name of any address Herald writes into
+// a header (From, To, a template's or campaign's fromName): long enough for
+// any real name, short enough to fold into a header without surprises.
+const MaxDisplayName = 256
+
+// checkDisplayName applies the display name rules at field: at most
+// MaxDisplayName characters, one line.
+func checkDisplayName(v *Validation, field, name string) {
+	switch {
+	case utf8.RuneCountInString(name) > MaxDisplayName:
+		v.Add(field, "too_big", "Display names must be at most 256 characters", utf8.RuneCountInString(name))
+	case strings.ContainsAny(name, "\r\n"):
+		v.Add(field, "invalid_string", "Display names must not contain line breaks", name)
+	}
+}
+
 // addressInput is `{name, email}`.
 type addressInput struct {
 	Name  string `json:"name"`
@@ -52,6 +69,7 @@ func parseAddress(v *Validation, field string, raw json.RawMessage) (message.Add
 	}
 	var a addressInput
 	if len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &a) == nil {
+		checkDisplayName(v, fieldPath(field, "name"), a.Name)
 		return message.Address{Name: a.Name, Email: checkEmail(v, fieldPath(field, "email"), a.Email)}, true
 	}
 	v.Add(field, "invalid_type", "Expected an email string or {name, email}", jsonKind(raw))

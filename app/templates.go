@@ -27,7 +27,7 @@ const (
 	MaxTemplateName        = 255
 	MaxTemplateDescription = 1000
 	MaxSubject             = 998
-	MaxFromName            = 255
+	MaxFromName            = MaxDisplayName
 )
 
 // TemplateInput is the body of POST and PATCH /templates. For PATCH a nil

@@ -72,6 +72,7 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 	var v Validation
 	email := requireEmail(&v, "email", in.Email)
 	name := checkEventName(&v, "event", in.Event)
+	checkData(&v, "data", in.Data)
 	if err := v.Err(); err != nil {
 		return TrackResult{}, err
 	}

@@ -36,7 +36,7 @@ func campaignBody(extra map[string]any) map[string]any {
 	return b
 }
 
-func createCampaign(t *testing.T, e *webtest.Env, body map[string]any) campaignJSON {
+func createCampaign(t testing.TB, e *webtest.Env, body map[string]any) campaignJSON {
 	t.Helper()
 	r := e.Secret("POST", "/campaigns", body)
 	expectStatus(t, r, 201)

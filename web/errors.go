@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -68,6 +69,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			e, ok = &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
 				Message: "Request body is too large"}, true
 		}
+	}
+	if !ok && errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away and the work stopped with it: nobody is
+		// waiting for an answer, and nothing went wrong on our side.
+		s.log.LogAttrs(r.Context(), slog.LevelDebug, "client went away before the answer",
+			slog.String("request_id", reqOf(r).id), slog.String("err", err.Error()))
+		return
 	}
 	if !ok {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",

@@ -103,7 +103,7 @@ func expectField(t *testing.T, r webtest.Response, field, code string) {
 	t.Fatalf("no error item {field %q, code %q}: %s", field, code, r.Body)
 }
 
-func expectStatus(t *testing.T, r webtest.Response, status int) {
+func expectStatus(t testing.TB, r webtest.Response, status int) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
@@ -111,7 +111,7 @@ func expectStatus(t *testing.T, r webtest.Response, status int) {
 }
 
 // createContact upserts a contact and returns it.
-func createContact(t *testing.T, e *webtest.Env, body map[string]any) contactJSON {
+func createContact(t testing.TB, e *webtest.Env, body map[string]any) contactJSON {
 	t.Helper()
 	r := e.Secret("POST", "/contacts", body)
 	if r.Status != 201 && r.Status != 200 {

@@ -86,6 +86,11 @@ func (s *Server) changeSubscription(subscribe bool, manage bool) func(http.Respo
 	return func(w http.ResponseWriter, r *http.Request) error {
 		want := subscribe
 		if manage {
+			// The form decides here: a body that did not arrive decides
+			// nothing (one-click POSTs elsewhere need no body).
+			if err := r.ParseForm(); err != nil {
+				return app.BadRequest("Malformed form: %v", err)
+			}
 			want = r.PostFormValue("action") == "subscribe"
 		}
 		p, err := s.app.SetSubscriptionByToken(r.Context(), param(r, "token"), want)

@@ -2,8 +2,10 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -89,4 +91,28 @@ func fillParams(p string) string {
 		}
 	}
 	return strings.Join(parts, "/")
+}
+
+// A handler whose work stopped because its client went away (its context
+// ended) owes nobody an answer, and that is no error of ours: it was a 500
+// and an ERROR line.
+func TestClientGoneDuringWorkIsNotAnError(t *testing.T) {
+	var logs bytes.Buffer
+	s := &Server{log: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		clock: queue.NewFakeClock(time.Unix(0, 0))}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := withRequest(httptest.NewRequest("GET", "/x", nil).WithContext(ctx), &request{id: "req_1"})
+	w := httptest.NewRecorder()
+	s.writeError(w, r, fmt.Errorf("count: %w", context.Canceled))
+	if w.Body.Len() != 0 || strings.Contains(logs.String(), `"level":"ERROR"`) || !strings.Contains(logs.String(), `"level":"DEBUG"`) {
+		t.Fatalf("answered %d %q, logged %s", w.Code, w.Body, logs.String())
+	}
+	// The same error while the client is still there is ours: a 500.
+	logs.Reset()
+	w = httptest.NewRecorder()
+	s.writeError(w, withRequest(httptest.NewRequest("GET", "/x", nil), &request{id: "req_2"}), context.Canceled)
+	if w.Code != 500 || !strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Fatalf("answered %d, logged %s", w.Code, logs.String())
+	}
 }

@@ -41,7 +41,7 @@ func filter(field, operator string, value any) map[string]any {
 	return map[string]any{"field": field, "operator": operator, "value": value}
 }
 
-func createSegment(t *testing.T, e *webtest.Env, body map[string]any) segmentJSON {
+func createSegment(t testing.TB, e *webtest.Env, body map[string]any) segmentJSON {
 	t.Helper()
 	r := e.Secret("POST", "/segments", body)
 	expectStatus(t, r, 201)
@@ -212,11 +212,8 @@ func TestSegmentPatchAndDelete(t *testing.T) {
 	expectField(t, e.Secret("PATCH", "/segments/"+g.ID, map[string]any{"name": strings.Repeat("n", 101)}), "name", "too_big")
 	expectField(t, e.Secret("PATCH", "/segments/"+g.ID, map[string]any{"condition": cond(filter("data.plan", "like", "x"))}),
 		"condition.groups.0.filters.0.operator", "invalid_enum_value")
-	r = e.Secret("PATCH", "/segments/"+g.ID, map[string]any{"condition": nil})
-	expectStatus(t, r, 400)
-	if r.JSON()["error"] == nil {
-		t.Fatalf("want a plain {error}: %s", r.Body)
-	}
+	// Only POST keeps the spec's bare {error}; PATCH answers in the envelope.
+	expectField(t, e.Secret("PATCH", "/segments/"+g.ID, map[string]any{"condition": nil}), "condition", "invalid_type")
 	expectError(t, e.Secret("PATCH", "/segments/"+g.ID, map[string]any{"type": "STATIC"}), 400, "BAD_REQUEST")
 
 	static := createSegment(t, e, map[string]any{"name": "S", "type": "STATIC"})

@@ -60,6 +60,10 @@ type Options struct {
 	// SNSFetcher is app.Options.SNSFetcher: tests serve their own SNS
 	// signing certificate (see app/sns/snstest).
 	SNSFetcher app.Fetcher
+	// Log receives the app's and the HTTP layer's logs; nil discards them.
+	Log *slog.Logger
+	// BodyTimeout is web.Options.BodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // Start is a time far from any edge, so that tests read well.
@@ -75,7 +79,10 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e := &Env{T: t, DB: db, Clock: queue.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
 		cancel: cancel, done: make(chan struct{})}
-	log := slog.New(slog.DiscardHandler)
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	dns := resolver.New(e.DNS.Addr, time.Second)
 	mailer := smtpout.New(smtpout.Config{Hostname: "herald.test", Port: e.Sink.Port,
 		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}},
@@ -85,7 +92,7 @@ func New(t testing.TB, o Options) *Env {
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
 		SNSFetcher: o.SNSFetcher})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
-		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}}))
+		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout}))
 	e.runCtx = ctx
 	if o.NoWorkers {
 		close(e.done)
