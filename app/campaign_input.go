@@ -122,7 +122,7 @@ func (a *App) checkAudience(ctx context.Context, tx *storage.Tx, c storage.Campa
 
 // checkCampaignText reports template syntax errors in the subject and
 // body when the campaign is saved rather than when it sends.
-func (a *App) checkCampaignText(v *Validation, c storage.Campaign) {
-	a.checkTemplateText(v, "subject", c.Subject, render.Header)
-	a.checkTemplateText(v, "body", c.Body, render.HTML)
+func (a *App) checkCampaignText(ctx context.Context, v *Validation, c storage.Campaign) {
+	a.checkTemplateText(ctx, v, "subject", c.Subject, render.Header)
+	a.checkTemplateText(ctx, v, "body", c.Body, render.HTML)
 }

@@ -95,7 +95,7 @@ func (a *App) CreateCampaign(ctx context.Context, projectID string, in CampaignI
 		}
 	}
 	cond := applyCampaignInput(&v, &c, in)
-	a.checkCampaignText(&v, c)
+	a.checkCampaignText(ctx, &v, c)
 	if err := v.Err(); err != nil {
 		return Campaign{}, err
 	}
@@ -129,7 +129,7 @@ func (a *App) UpdateCampaign(ctx context.Context, projectID, id string, in Campa
 		}
 		var v Validation
 		cond := applyCampaignInput(&v, &c, in)
-		a.checkCampaignText(&v, c)
+		a.checkCampaignText(ctx, &v, c)
 		if err := v.Err(); err != nil {
 			return err
 		}

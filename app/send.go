@@ -248,13 +248,13 @@ func (a *App) renderVars(ctx context.Context, projectID, contactID, email string
 // compose renders the subject and body, adds tracking, builds the MIME
 // message and signs it, filling the email's subject, links and bytes.
 func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, e *storage.Email, vars map[string]any) error {
-	subject, err := a.renderer.Render(out.subject, vars, render.Header)
+	subject, err := a.renderer.Render(ctx, out.subject, vars, render.Header)
 	if err != nil {
-		return Invalid(FieldError{Field: "subject", Code: "invalid_template", Message: err.Error()})
+		return renderFailure(ctx, "subject", err)
 	}
-	html, err := a.renderer.Render(out.body, vars, render.HTML)
+	html, err := a.renderer.Render(ctx, out.body, vars, render.HTML)
 	if err != nil {
-		return Invalid(FieldError{Field: "body", Code: "invalid_template", Message: err.Error()})
+		return renderFailure(ctx, "body", err)
 	}
 	if out.tracking {
 		if html, e.Links, err = a.instrument(ctx, e.ID, html); err != nil {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -75,10 +77,36 @@ func checkTemplateType(v *Validation, field, raw string) string {
 	return raw
 }
 
-// checkTemplateText reports template syntax errors at save time rather
-// than at send time.
-func (a *App) checkTemplateText(v *Validation, field, text string, mode render.Mode) {
-	if err := a.renderer.Check(text, mode); err != nil {
+// checkTemplateText reports template syntax errors, and templates that
+// cross a render bound whatever their data, at save time rather than at
+// send time. A request that ends meanwhile is no fault of the template.
+func (a *App) checkTemplateText(ctx context.Context, v *Validation, field, text string, mode render.Mode) {
+	err := a.renderer.Check(ctx, text, mode)
+	var syntax *render.SyntaxError
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.As(err, &syntax):
 		v.Add(field, "invalid_template", "Template syntax error: "+err.Error(), nil)
+	default:
+		v.Add(field, templateErrorCode(err), "Template error: "+err.Error(), nil)
 	}
+}
+
+// renderFailure is a failed render of field as the client sees it: a 422
+// at the field, whose code says whether a bound stopped it; the end of
+// the request's context stays what it is.
+func renderFailure(ctx context.Context, field string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return Invalid(FieldError{Field: field, Code: templateErrorCode(err), Message: err.Error()})
+}
+
+// templateErrorCode is template_limit for a render a bound stopped.
+func templateErrorCode(err error) string {
+	var limit *render.LimitError
+	if errors.As(err, &limit) {
+		return "template_limit"
+	}
+	return "invalid_template"
 }

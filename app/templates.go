@@ -60,7 +60,7 @@ func (a *App) CreateTemplate(ctx context.Context, projectID string, in TemplateI
 			v.Add(req.field, "invalid_type", "Required", "undefined")
 		}
 	}
-	a.applyTemplateInput(&v, &t, in)
+	a.applyTemplateInput(ctx, &v, &t, in)
 	if err := v.Err(); err != nil {
 		return Template{}, err
 	}
@@ -72,7 +72,7 @@ func (a *App) CreateTemplate(ctx context.Context, projectID string, in TemplateI
 }
 
 // applyTemplateInput validates the given fields and sets them on t.
-func (a *App) applyTemplateInput(v *Validation, t *Template, in TemplateInput) {
+func (a *App) applyTemplateInput(ctx context.Context, v *Validation, t *Template, in TemplateInput) {
 	if in.Name != nil {
 		t.Name = requiredText(v, "name", *in.Name, MaxTemplateName)
 	}
@@ -81,14 +81,14 @@ func (a *App) applyTemplateInput(v *Validation, t *Template, in TemplateInput) {
 	}
 	if in.Subject != nil {
 		t.Subject = requiredText(v, "subject", *in.Subject, MaxSubject)
-		a.checkTemplateText(v, "subject", t.Subject, render.Header)
+		a.checkTemplateText(ctx, v, "subject", t.Subject, render.Header)
 		checkNoNewline(v, "subject", t.Subject)
 	}
 	if in.Body != nil {
 		if t.Body = *in.Body; strings.TrimSpace(t.Body) == "" {
 			v.Add("body", "too_small", "Body must not be empty", *in.Body)
 		}
-		a.checkTemplateText(v, "body", t.Body, render.HTML)
+		a.checkTemplateText(ctx, v, "body", t.Body, render.HTML)
 	}
 	if in.From != nil {
 		t.From, t.FromDomain = checkSenderAddress(v, "from", *in.From)
@@ -126,7 +126,7 @@ func (a *App) UpdateTemplate(ctx context.Context, projectID, id string, in Templ
 	}
 	t := old
 	var v Validation
-	a.applyTemplateInput(&v, &t, in)
+	a.applyTemplateInput(ctx, &v, &t, in)
 	if err := v.Err(); err != nil {
 		return Template{}, err
 	}

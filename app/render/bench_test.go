@@ -1,10 +1,14 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // benchBody is a 10 KB HTML body with one placeholder for each of the 10
@@ -50,13 +54,13 @@ func benchVars() map[string]any {
 func BenchmarkRenderHTML10KB(b *testing.B) {
 	r := NewRenderer()
 	body, vars := benchBody(), benchVars()
-	if _, err := r.Render(body, vars, HTML); err != nil {
+	if _, err := r.Render(context.Background(), body, vars, HTML); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Render(body, vars, HTML); err != nil {
+		if _, err := r.Render(context.Background(), body, vars, HTML); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -69,7 +73,7 @@ func BenchmarkRenderHTML10KBParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := r.Render(body, vars, HTML); err != nil {
+			if _, err := r.Render(context.Background(), body, vars, HTML); err != nil {
 				b.Error(err)
 				return
 			}
@@ -83,7 +87,7 @@ func BenchmarkRenderHTML10KBDense(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Render(body, vars, HTML); err != nil {
+		if _, err := r.Render(context.Background(), body, vars, HTML); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,7 +100,7 @@ func BenchmarkParse10KB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := NewRenderer()
-		if err := r.Check(body, HTML); err != nil {
+		if err := r.Check(context.Background(), body, HTML); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -107,8 +111,68 @@ func BenchmarkRenderSubject(b *testing.B) {
 	vars := benchVars()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Render(`Your order {{ data.orderId }}, {{ firstName ?? "friend" }}`, vars, Header); err != nil {
+		if _, err := r.Render(context.Background(), `Your order {{ data.orderId }}, {{ firstName ?? "friend" }}`, vars, Header); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBomb renders the template that took the process to 2.2 GB and
+// 10 s of CPU, one built to hold as much as the bounds allow (7 values of
+// 1 MiB assigned, then 1 MiB of output), and one that works on a 1 MiB
+// value until its second is up, and reports the peak
+// heap above the heap before the render. README: Security.
+func BenchmarkBomb(b *testing.B) {
+	r := NewRenderer()
+	fill := `{% assign s = "xxxxxxxxxx" %}{% for i in (1..16) %}{% assign s = s | append: s %}{% endfor %}` +
+		`{% assign s = s | slice: 0, 1040000 %}`
+	for i := range 7 {
+		fill += fmt.Sprintf(`{%% assign v%d = s | append: "%d" %%}`, i, i)
+	}
+	slow := fill + `{% for i in (1..100000) %}{% assign t = s | replace: "x", "y" | upcase %}{% endfor %}`
+	fill += `{% for i in (1..100000) %}{{ s | slice: i, 100 }}{% endfor %}`
+	for _, c := range []struct{ name, tpl string }{{"doubling", bomb}, {"fill", fill}, {"slow", slow}} {
+		b.Run(c.name, func(b *testing.B) {
+			peak := heapPeak(b, func() {
+				if _, err := r.Render(context.Background(), c.tpl, nil, HTML); err == nil {
+					b.Fatal("the render was not stopped")
+				}
+			})
+			b.ReportMetric(float64(peak)/1e6, "peak-MB")
+		})
+	}
+}
+
+// heapPeak runs f b.N times and returns the largest heap seen above the
+// heap before, sampled every half millisecond.
+func heapPeak(b *testing.B, f func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(500 * time.Microsecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > base && m.HeapAlloc-base > peak.Load() {
+					peak.Store(m.HeapAlloc - base)
+				}
+			}
+		}
+	}()
+	b.ResetTimer()
+	for range b.N {
+		f()
+	}
+	b.StopTimer()
+	close(done)
+	return peak.Load()
 }

@@ -105,22 +105,27 @@ func newPlan(root lrender.Node) *plan {
 }
 
 // render renders the plan, or returns false if a value is not one it
-// handles, in which case Liquid must render the template.
-func (p *plan) render(vars map[string]any, sizeHint int) (string, bool) {
+// handles, in which case Liquid must render the template. It stops at
+// MaxOutput: a value of a megabyte in a thousand placeholders is a
+// gigabyte, no loop needed.
+func (p *plan) render(vars map[string]any, sizeHint int) (string, bool, error) {
 	var b strings.Builder
 	b.Grow(sizeHint)
 	for _, seg := range p.segments {
 		if seg.out == nil {
 			b.WriteString(seg.text)
-			continue
+		} else {
+			v, ok := seg.out.value(vars)
+			if !ok {
+				return "", false, nil
+			}
+			writeValue(&b, v, seg.out.escape)
 		}
-		v, ok := seg.out.value(vars)
-		if !ok {
-			return "", false
+		if b.Len() > MaxOutput {
+			return "", false, errOutput
 		}
-		writeValue(&b, v, seg.out.escape)
 	}
-	return b.String(), true
+	return b.String(), true, nil
 }
 
 // value evaluates every operand, as Liquid evaluates every filter argument,

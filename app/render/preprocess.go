@@ -19,7 +19,10 @@ import (
 // Liquid's own scanner uses, so that the rewrite and the parser always agree
 // on where a tag begins and ends.
 
-// Filters the rewrite appends; registered on the engine in renderer.go.
+// The rewrite also renames the for, tablerow and capture blocks to
+// Herald's bounded versions (tags.go).
+
+// Filters the rewrite appends; registered in filters.go.
 const (
 	filterHTML     = "herald_html"
 	filterText     = "herald_text"
@@ -55,6 +58,11 @@ func preprocess(src string, escape bool) (string, error) {
 			name := src[m[6]:m[7]]
 			if err := checkTag(name); err != nil && !inRaw {
 				return "", err
+			}
+			if renamed, ok := blockNames[name]; ok && !inRaw {
+				b.WriteString(src[last:m[6]])
+				b.WriteString(renamed)
+				last = m[7]
 			}
 			inRaw = name == "raw" || (inRaw && name != "endraw")
 			continue // copied as is with the text around it

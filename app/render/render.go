@@ -11,12 +11,14 @@
 package render
 
 import (
+	"context"
 	"errors"
-	"html"
+	"io"
 	"strings"
 
-	"github.com/osteele/liquid"
+	"github.com/osteele/liquid/parser"
 	lrender "github.com/osteele/liquid/render"
+	"github.com/osteele/liquid/tags"
 )
 
 // Mode says where the rendered text goes.
@@ -36,63 +38,85 @@ const (
 // their text, since the same template is rendered once per recipient. It is
 // safe for concurrent use.
 type Renderer struct {
-	engine *liquid.Engine
-	cache  *parseCache
+	base    lrender.Config // Liquid's tags with Herald's bounded ones
+	filters map[string]any
+	slots   chan *slot // render configurations free to lend (filters.go)
+	cache   *parseCache
 }
 
 // Cache bounds: how many parsed templates are kept, and how much source
-// text they may add up to.
+// text they may add up to; how many render configurations are kept for
+// reuse (more are made while more renders run at once).
 const (
 	cacheEntries = 1024
 	cacheBytes   = 64 << 20
+	keptSlots    = 64
 )
 
 // NewRenderer returns a renderer with an empty cache.
 func NewRenderer() *Renderer {
-	e := liquid.NewEngine()
-	e.RegisterFilter(filterHTML, func(v any) string { return html.EscapeString(stringify(v)) })
-	e.RegisterFilter(filterText, stringify)
-	e.RegisterFilter(filterFallback, fallback)
+	cfg := lrender.NewConfig()
+	tags.AddStandardTags(cfg)
+	addTags(&cfg)
 	// Refused by preprocess already; replaced too so that no path can ever
 	// read a file from the server's disk.
-	e.RegisterTag("include", func(lrender.Context) (string, error) {
-		return "", errors.New(`the "include" tag is not supported`)
+	cfg.AddTag("include", func(string) (func(io.Writer, lrender.Context) error, error) {
+		return nil, errors.New(`the "include" tag is not supported`)
 	})
-	return &Renderer{engine: e, cache: newParseCache(cacheEntries, cacheBytes)}
+	return &Renderer{base: cfg, filters: filterSet(), slots: make(chan *slot, keptSlots),
+		cache: newParseCache(cacheEntries, cacheBytes)}
 }
 
 // Check parses tpl and reports a *SyntaxError if it is not a valid
-// template. Save paths call it so that errors surface when a template is
+// template, or a *LimitError if rendering it without variables crosses a
+// bound. Save paths call it so that errors surface when a template is
 // written, not when it is sent.
-func (r *Renderer) Check(tpl string, mode Mode) error {
+func (r *Renderer) Check(ctx context.Context, tpl string, mode Mode) error {
 	t, err := r.parse(tpl, mode)
 	if err != nil {
 		return err
 	}
 	// Liquid resolves filter names only while rendering, so a trial render
-	// with no variables finds misspelt filters outside untaken branches.
-	// Other render errors may depend on the data and are not syntax errors.
-	_, serr := t.liquid.RenderString(nil)
-	if err := renderError(serr); errors.As(err, new(*SyntaxError)) {
+	// with no variables finds misspelt filters outside untaken branches,
+	// and templates that are too big whatever the data. Other render
+	// errors may depend on the data and are not the template's fault.
+	_, err = r.renderLiquid(t, nil, 0, newBudget(ctx))
+	var syntax *SyntaxError
+	var crash *PanicError
+	if _, ok := asLimit(err); ok || errors.As(err, &syntax) || errors.As(err, &crash) || ctx.Err() != nil {
 		return err
 	}
 	return nil
 }
 
-// Render renders tpl with vars. vars is not modified; json.Number values
-// (contact data is decoded with UseNumber) count as numbers. A *SyntaxError
-// means tpl does not parse; any other error is a failure while rendering,
-// such as a filter given bad arguments.
-func (r *Renderer) Render(tpl string, vars map[string]any, mode Mode) (string, error) {
+// Render renders tpl with vars, within the bounds of limits.go; it stops
+// when ctx ends. vars is not modified; json.Number values (contact data is
+// decoded with UseNumber) count as numbers. A *SyntaxError means tpl does
+// not parse, a *LimitError that rendering it crossed a bound; ctx's error
+// that ctx ended; any other error is a failure while rendering, such as a
+// filter given bad arguments.
+func (r *Renderer) Render(ctx context.Context, tpl string, vars map[string]any, mode Mode) (string, error) {
 	t, err := r.parse(tpl, mode)
 	if err != nil {
 		return "", err
 	}
 	// Sized for the usual case, output a little longer than the source, so
 	// that a 10 KB body is not copied through every power of two.
-	out, err := t.render(vars, len(tpl)+len(tpl)/4+64)
-	if err != nil {
-		return "", err
+	hint := min(len(tpl)+len(tpl)/4+64, MaxOutput)
+	var out string
+	if t.plan != nil {
+		var ok bool
+		if out, ok, err = t.plan.render(vars, hint); err != nil {
+			return "", err
+		}
+		if !ok {
+			t = &compiled{root: t.root}
+		}
+	}
+	if t.plan == nil {
+		if out, err = r.renderLiquid(t, vars, hint, newBudget(ctx)); err != nil {
+			return "", err
+		}
 	}
 	if mode == Header {
 		out = flattenLines(out)
@@ -102,25 +126,73 @@ func (r *Renderer) Render(tpl string, vars map[string]any, mode Mode) (string, e
 
 // compiled is a parsed template and, if it has one, its plan (plan.go).
 type compiled struct {
-	liquid *liquid.Template
-	plan   *plan
+	root lrender.Node
+	plan *plan
 }
 
-func (t *compiled) render(vars map[string]any, sizeHint int) (string, error) {
-	if t.plan != nil {
-		if out, ok := t.plan.render(vars, sizeHint); ok {
-			return out, nil
+// renderLiquid renders t within budget b, with a slot of its own. A panic
+// in Liquid (it panics when a write fails, and on some bad filter
+// arguments) ends the render with an error rather than the process.
+func (r *Renderer) renderLiquid(t *compiled, vars map[string]any, hint int, b *budget) (out string, err error) {
+	s := r.borrow(b)
+	defer r.giveBack(s)
+	w := &outputWriter{b: b}
+	w.buf.Grow(hint)
+	binds := bindings(vars)
+	binds[budgetKey] = b
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", b.result(panicError(p))
 		}
+	}()
+	if serr := lrender.Render(t.root, w, binds, s.cfg); serr != nil {
+		return "", b.result(renderError(serr))
 	}
-	var b strings.Builder
-	b.Grow(sizeHint)
-	if serr := t.liquid.FRender(&b, bindings(vars)); serr != nil {
-		return "", renderError(serr)
+	if b.err != nil {
+		return "", b.err
 	}
-	return b.String(), nil
+	return w.buf.String(), nil
 }
 
-func (r *Renderer) parse(tpl string, mode Mode) (*compiled, error) {
+// borrow lends a slot to a render.
+func (r *Renderer) borrow(b *budget) *slot {
+	var s *slot
+	select {
+	case s = <-r.slots:
+	default:
+		s = newSlot(r.base, r.filters)
+	}
+	s.budget = b
+	return s
+}
+
+func (r *Renderer) giveBack(s *slot) {
+	s.budget = nil
+	select {
+	case r.slots <- s:
+	default: // enough are kept
+	}
+}
+
+// outputWriter is the render's output, stopped at MaxOutput.
+type outputWriter struct {
+	buf strings.Builder
+	b   *budget
+}
+
+func (w *outputWriter) Write(p []byte) (int, error) {
+	if err := w.b.write(len(p)); err != nil {
+		return 0, err
+	}
+	return w.buf.Write(p)
+}
+
+func (r *Renderer) parse(tpl string, mode Mode) (t *compiled, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &PanicError{Value: p}
+		}
+	}()
 	escape := mode == HTML
 	key := cacheKey{escape: escape, src: tpl}
 	if t, ok := r.cache.get(key); ok {
@@ -130,18 +202,18 @@ func (r *Renderer) parse(tpl string, mode Mode) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	lt, serr := r.engine.ParseTemplateLocation([]byte(src), "", 1) // line numbers from 1
+	root, serr := r.base.Compile(src, parser.SourceLoc{LineNo: 1}) // line numbers from 1
 	if serr != nil {
 		return nil, &SyntaxError{Message: cleanMessage(serr.Error())}
 	}
-	t := &compiled{liquid: lt, plan: newPlan(lt.GetRoot())}
+	t = &compiled{root: root, plan: newPlan(root)}
 	r.cache.put(key, t)
 	return t, nil
 }
 
 // renderError converts a render failure; an unknown filter is a mistake in
 // the template, so it is a *SyntaxError like a parse failure.
-func renderError(serr liquid.SourceError) error {
+func renderError(serr lrender.Error) error {
 	if serr == nil {
 		return nil
 	}
@@ -168,6 +240,11 @@ func cleanMessage(msg string) string {
 	}
 	for _, f := range []string{filterHTML, filterText} {
 		msg = strings.ReplaceAll(msg, " | "+f, "")
+	}
+	for name, renamed := range blockNames {
+		if !strings.HasPrefix(name, "end") {
+			msg = strings.ReplaceAll(msg, renamed, name)
+		}
 	}
 	return strings.ReplaceAll(msg, "| "+filterFallback+":", "??")
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,7 +81,7 @@ func TestRender(t *testing.T) {
 	vars := testVars()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := r.Render(c.tpl, vars, c.mode)
+			got, err := r.Render(context.Background(), c.tpl, vars, c.mode)
 			if err != nil {
 				t.Fatalf("Render(%q): %v", c.tpl, err)
 			}
@@ -93,7 +94,7 @@ func TestRender(t *testing.T) {
 
 func TestContactKeyNamedData(t *testing.T) {
 	vars := map[string]any{"data": "own value", "name": "Ann"}
-	got, err := NewRenderer().Render("{{ data.data }} {{ data.name }} {{ name }}", vars, HTML)
+	got, err := NewRenderer().Render(context.Background(), "{{ data.data }} {{ data.name }} {{ name }}", vars, HTML)
 	if err != nil || got != "own value Ann Ann" {
 		t.Fatalf("got %q, %v", got, err)
 	}
@@ -101,7 +102,7 @@ func TestContactKeyNamedData(t *testing.T) {
 
 func TestRenderDoesNotModifyVars(t *testing.T) {
 	vars := testVars()
-	if _, err := NewRenderer().Render(`{% assign name = "Bob" %}{{ name }}`, vars, HTML); err != nil {
+	if _, err := NewRenderer().Render(context.Background(), `{% assign name = "Bob" %}{{ name }}`, vars, HTML); err != nil {
 		t.Fatal(err)
 	}
 	if vars["name"] != "Ann" {
@@ -123,7 +124,7 @@ func TestSyntaxErrors(t *testing.T) {
 		`{%- include 'x' -%}`,
 	} {
 		for _, mode := range []Mode{HTML, Text, Header} {
-			err := r.Check(tpl, mode)
+			err := r.Check(context.Background(), tpl, mode)
 			var se *SyntaxError
 			if !errors.As(err, &se) {
 				t.Errorf("Check(%q, %d) = %v, want a *SyntaxError", tpl, mode, err)
@@ -132,7 +133,7 @@ func TestSyntaxErrors(t *testing.T) {
 			if strings.Contains(se.Message, "herald_") {
 				t.Errorf("message %q shows the internal rewrite", se.Message)
 			}
-			if _, err := r.Render(tpl, nil, mode); !errors.As(err, &se) {
+			if _, err := r.Render(context.Background(), tpl, nil, mode); !errors.As(err, &se) {
 				t.Errorf("Render(%q) = %v, want a *SyntaxError", tpl, err)
 			}
 		}
@@ -140,14 +141,14 @@ func TestSyntaxErrors(t *testing.T) {
 }
 
 func TestIncludeInsideRawIsText(t *testing.T) {
-	got, err := NewRenderer().Render(`{% raw %}{% include "x" %}{% endraw %}`, nil, HTML)
+	got, err := NewRenderer().Render(context.Background(), `{% raw %}{% include "x" %}{% endraw %}`, nil, HTML)
 	if err != nil || got != `{% include "x" %}` {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
 
 func TestRenderErrorIsNotSyntaxError(t *testing.T) {
-	_, err := NewRenderer().Render("{{ 1 | divided_by: 0 }}", nil, HTML)
+	_, err := NewRenderer().Render(context.Background(), "{{ 1 | divided_by: 0 }}", nil, HTML)
 	var se *SyntaxError
 	if err == nil || errors.As(err, &se) {
 		t.Fatalf("got %v, want a render error", err)
@@ -159,7 +160,7 @@ func TestCacheIsBounded(t *testing.T) {
 	r := NewRenderer()
 	r.cache = c
 	for i := range 10 {
-		if _, err := r.Render(fmt.Sprintf("{{ name }} %d", i), testVars(), HTML); err != nil {
+		if _, err := r.Render(context.Background(), fmt.Sprintf("{{ name }} %d", i), testVars(), HTML); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +170,7 @@ func TestCacheIsBounded(t *testing.T) {
 	small := newParseCache(100, 10)
 	r.cache = small
 	for range 3 {
-		if _, err := r.Render("0123456789 {{ name }}", testVars(), HTML); err != nil {
+		if _, err := r.Render(context.Background(), "0123456789 {{ name }}", testVars(), HTML); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,8 +182,8 @@ func TestCacheIsBounded(t *testing.T) {
 func TestModesCachedApart(t *testing.T) {
 	r := NewRenderer()
 	vars := testVars()
-	html, _ := r.Render("{{ amp }}", vars, HTML)
-	text, _ := r.Render("{{ amp }}", vars, Text)
+	html, _ := r.Render(context.Background(), "{{ amp }}", vars, HTML)
+	text, _ := r.Render(context.Background(), "{{ amp }}", vars, Text)
 	if html == text {
 		t.Fatalf("HTML and text rendered alike: %q", html)
 	}
@@ -198,7 +199,7 @@ func TestConcurrentRender(t *testing.T) {
 			vars := testVars()
 			vars["n"] = i
 			for range 50 {
-				got, err := r.Render("{{ n }}:{{ name }}", vars, HTML)
+				got, err := r.Render(context.Background(), "{{ n }}:{{ name }}", vars, HTML)
 				if err != nil || got != fmt.Sprintf("%d:Ann", i) {
 					t.Errorf("got %q, %v", got, err)
 					return
@@ -207,4 +208,14 @@ func TestConcurrentRender(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A number from contact data bounds a loop: Liquid wants an int there, and
+// an int64 failed with "can't convert int64(3) to type int".
+func TestDataNumbersBoundLoops(t *testing.T) {
+	vars := map[string]any{"n": json.Number("3")}
+	got, err := NewRenderer().Render(context.Background(), `{% for i in (1..n) limit: n %}{{ i }}{% endfor %}`, vars, Text)
+	if err != nil || got != "123" {
+		t.Fatalf("%q, %v", got, err)
+	}
 }

@@ -67,8 +67,10 @@ func bindings(vars map[string]any) map[string]any {
 	return out
 }
 
-// normalizeMap copies m, turning json.Number into int64 or float64 so that
-// comparisons such as {% if age > 30 %} work on numbers.
+// normalizeMap copies m, turning json.Number into int or float64 so that
+// comparisons such as {% if age > 30 %} work on numbers. An integer is an
+// int, not an int64: Liquid takes only int where it wants an integer, as
+// in a range (1..n) or a loop's limit.
 func normalizeMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m)+1)
 	for k, v := range m {
@@ -83,7 +85,7 @@ func normalize(v any) any {
 		// A fraction or exponent cannot parse as an integer; not trying
 		// spares the error Int64 would allocate, on every render.
 		if !strings.ContainsAny(string(v), ".eE") {
-			if n, err := v.Int64(); err == nil {
+			if n, err := strconv.Atoi(string(v)); err == nil {
 				return n
 			}
 		}
