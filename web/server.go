@@ -57,7 +57,7 @@ func New(o Options) *Server {
 	}
 	router := newRouter(routes, s.chain, http.HandlerFunc(s.notFound))
 	router.GlobalOPTIONS = s.preflight(public)
-	s.handler = s.outer(router)
+	s.handler = s.outer(withDashboard(router))
 	return s
 }
 
