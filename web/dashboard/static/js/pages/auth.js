@@ -40,7 +40,7 @@ export function AuthPage({ config, onSignedIn }) {
           ? html`Have an account? <${Link} href="/app/login">Log in<//>`
           : html`${signupsOn ? html`No account yet? <${Link} href="/app/signup">Sign up<//>. ` : null}<${Link} href="/app/forgot-password">Forgot your password?<//>`}
       </p>
-      <details class="hint-box" open=${!signup && !signupsOn}>
+      <details class="hint-box" open>
         <summary>First start?</summary>
         <p>Create the first user on the server${signupsOn ? ' (or sign up here)' : ''}:</p>
         <pre><code>herald user create --email you@example.com --password-stdin</code></pre>
