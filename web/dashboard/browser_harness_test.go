@@ -234,6 +234,13 @@ func eval[T any](tb *tab, js string) (T, error) {
 	return chromedp.Run(ctx, chromedp.Evaluate[T](js))
 }
 
+// chromeRun runs one action with a value, bounded.
+func chromeRun[T any](tb *tab, a chromedp.Action[T]) (T, error) {
+	ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, a)
+}
+
 func (tb *tab) eval(js string) string {
 	tb.t.Helper()
 	v, err := eval[string](tb, js)
