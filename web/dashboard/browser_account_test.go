@@ -51,16 +51,16 @@ func TestBrowser_SignUpAndCreateProject(t *testing.T) {
 	tb.click(button("Log out"))
 	tb.waitText("First start?")
 	logIn(tb, "owner@example.com")
-	tb.waitJS(`document.querySelector('#project-picker').selectedOptions[0].text === "Acme Mail"`, 5*time.Second)
+	tb.waitJS(pickerIs("Acme Mail"), 5*time.Second)
 
 	// A second project from the picker, then back to the first.
 	tb.choose("Project", "__new")
 	tb.waitText("New project")
 	tb.typeInto("Project name", "Side project")
 	tb.click(button("Create project"))
-	tb.waitJS(`document.querySelector('#project-picker').selectedOptions[0].text === "Side project"`, 5*time.Second)
+	tb.waitJS(pickerIs("Side project"), 5*time.Second)
 	tb.choose("Project", "Acme Mail")
-	tb.waitJS(`document.querySelector('#project-picker').selectedOptions[0].text === "Acme Mail" && document.body.innerText.includes("Get started")`, 5*time.Second)
+	tb.waitJS(pickerIs("Acme Mail")+` && document.body.innerText.includes("Get started")`, 5*time.Second)
 }
 
 // Regenerate the keys from Settings: the confirmation says the old keys
@@ -118,7 +118,7 @@ func TestBrowser_MemberSeesNoAdminSettings(t *testing.T) {
 	}
 
 	member.open("/app/")
-	member.waitJS(`document.querySelector('#project-picker') && document.querySelector('#project-picker').selectedOptions[0].text === "Team"`, 10*time.Second)
+	member.waitJS(pickerIs("Team"), 10*time.Second)
 	member.click(`//nav[@aria-label="Main"]//a[.="Settings"]`)
 	member.waitText("Security health")
 	member.waitText("MEMBER")

@@ -260,7 +260,9 @@ func (tb *tab) waitJS(expr string, timeout time.Duration) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, timeout+5*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+	// An element not there yet is "not yet", not an error.
+	guarded := `(() => { try { return !!(` + expr + `) } catch (e) { return false } })()`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingInterval(50*time.Millisecond),
 		chromedp.WithPollingTimeout(timeout))); err != nil {
 		tb.fail("waiting for %s: %v", expr, err)
 	}
@@ -279,7 +281,7 @@ func field(label string) string {
 
 // button finds a button or link by its text.
 func button(text string) string {
-	return `//*[(self::button or self::a) and normalize-space()=` + xq(text) + `]`
+	return `//*[(self::button or self::a) and (normalize-space()=` + xq(text) + ` or @aria-label=` + xq(text) + `)]`
 }
 
 func xq(s string) string {
@@ -296,8 +298,21 @@ func (tb *tab) click(xpath string) {
 
 func (tb *tab) typeInto(label, text string) {
 	tb.t.Helper()
-	sel := field(label)
-	tb.do(chromedp.WaitVisible(sel), chromedp.Clear(sel), chromedp.SendKeys(sel, text))
+	tb.typeAt(field(label), text)
+}
+
+// typeAt empties an input as a user selecting its text and deleting it
+// would, then types the text with key events.
+func (tb *tab) typeAt(xpath, text string) {
+	tb.t.Helper()
+	tb.do(chromedp.WaitVisible(xpath))
+	js := `(() => { const el = document.evaluate(` + strconv.Quote(xpath) + `, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+		if (!el) return 'missing';
+		el.focus(); el.value = ''; el.dispatchEvent(new Event('input', { bubbles: true })); return 'ok'; })()`
+	if got := tb.eval(js); got != "ok" {
+		tb.fail("type into %s: %s", xpath, got)
+	}
+	tb.do(chromedp.SendKeys(xpath, text))
 }
 
 // choose picks an option of a select found by its label, as a user does.

@@ -28,7 +28,7 @@ func signUp(tb *tab, email, project string) {
 	tb.waitText("Create your first project")
 	tb.typeInto("Project name", project)
 	tb.click(button("Create project"))
-	tb.waitJS(`document.querySelector('#project-picker') && document.querySelector('#project-picker').selectedOptions[0].text === `+jsq(project), 10*time.Second)
+	tb.waitJS(pickerIs(project), 10*time.Second)
 }
 
 // logIn logs an existing user in through the login form.
@@ -153,4 +153,9 @@ func (h *herald) verifiedDomain(t *testing.T, key, domain string) {
 	if !d.Verified {
 		t.Fatalf("domain %s not verified", domain)
 	}
+}
+
+// pickerIs is true when the project picker shows the project.
+func pickerIs(name string) string {
+	return `(() => { const s = document.querySelector('#project-picker'); return !!s && s.selectedOptions[0].text === ` + jsq(name) + ` })()`
 }

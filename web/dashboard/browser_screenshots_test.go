@@ -31,7 +31,7 @@ func TestScreenshots(t *testing.T) {
 	signUp(tb, "ops@acme.example", "Acme newsletter")
 	p := tb.currentProject()
 	key := *p.Secret
-	h.verifiedDomain(t, key, "mail.acme.example")
+	h.verifiedDomain(t, key, "acme.io")
 	h.routeMail(t, "customers.example")
 	plans := []string{"free", "pro", "team"}
 	countries := []string{"NO", "SE", "DE", "FR", "US"}
@@ -47,7 +47,7 @@ func TestScreenshots(t *testing.T) {
 		ID string `json:"id"`
 	}
 	mustCall(t, h, key, "POST", "/templates", map[string]any{"name": "Monthly digest", "subject": "Your {{ plan }} digest, {{ firstName }}",
-		"from": "news@mail.acme.example", "fromName": "Acme",
+		"from": "news@acme.io", "fromName": "Acme",
 		"body": `<div style="font-family:sans-serif;max-width:560px"><h1 style="color:#2952cc">Hello {{ firstName | default: "there" }}</h1><p>Here is what changed on your <b>{{ plan }}</b> plan this month.</p><p><a href="https://acme.example/changes">Read the changes</a></p><p style="color:#888;font-size:12px"><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p></div>`}, &tpl)
 	mustCall(t, h, key, "POST", "/segments", map[string]any{"name": "Nordic pros", "condition": map[string]any{"logic": "AND", "groups": []any{
 		map[string]any{"filters": []any{map[string]any{"field": "data.plan", "operator": "equals", "value": "pro"}},
@@ -59,10 +59,10 @@ func TestScreenshots(t *testing.T) {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	mustCall(t, h, key, "POST", "/campaigns", map[string]any{"name": "October digest", "subject": "October at Acme", "from": "news@mail.acme.example",
+	mustCall(t, h, key, "POST", "/campaigns", map[string]any{"name": "October digest", "subject": "October at Acme", "from": "news@acme.io",
 		"fromName": "Acme", "body": "<p>Hello {{ firstName }}</p>", "audienceType": "ALL"}, &camp)
 	mustCall(t, h, key, "POST", "/campaigns/"+camp.Data.ID+"/send", map[string]any{}, nil)
-	mustCall(t, h, key, "POST", "/campaigns", map[string]any{"name": "November digest (draft)", "subject": "November at Acme", "from": "news@mail.acme.example",
+	mustCall(t, h, key, "POST", "/campaigns", map[string]any{"name": "November digest (draft)", "subject": "November at Acme", "from": "news@acme.io",
 		"body": "<p>Hello</p>", "audienceType": "FILTERED", "audienceCondition": map[string]any{"logic": "AND", "groups": []any{
 			map[string]any{"filters": []any{map[string]any{"field": "data.plan", "operator": "equals", "value": "team"}}}}}}, nil)
 	deadline := time.Now().Add(60 * time.Second)

@@ -151,7 +151,9 @@ function Tree({ tree, onChange, path, depth, meta, errors, onRemove }) {
 export function complete(tree) {
   return (tree.groups || []).every((g) => (g.filters || []).every((f) => {
     const { kind, key } = kindOf(f.field);
-    return !['data', 'event', 'segment'].includes(kind) || key.trim() !== '';
+    if (['data', 'event', 'segment'].includes(kind) && key.trim() === '') return false;
+    // A value still empty is a filter being written, not one to count.
+    return noValueOps.includes(f.operator) || (f.value !== '' && f.value !== undefined && !(typeof f.value === 'number' && isNaN(f.value)));
   }) && (!g.conditions || complete(g.conditions)));
 }
 

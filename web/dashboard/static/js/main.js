@@ -127,6 +127,9 @@ function App() {
   const [first, setFirst] = useState(true);
   useEffect(() => {
     if (first) return setFirst(false);
+    // Someone already typing in the new page keeps their place.
+    const main = document.querySelector('main');
+    if (main && main.contains(document.activeElement)) return;
     const h = document.getElementById('page-title');
     if (h) h.focus({ preventScroll: false });
   }, [loc]);

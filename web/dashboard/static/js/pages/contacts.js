@@ -226,7 +226,7 @@ export function ContactPage({ ctx, params }) {
       <span class="muted">Created ${fmtDate(contact.createdAt)} · updated ${fmtDate(contact.updatedAt)}</span>
     </section>
     <${ErrorBox} error=${error} />
-    <${DataEditor} key=${contact.updatedAt} contact=${contact} onSaved=${(x) => { c.set(x); timeline.reload(); }} />
+    <${DataEditor} key=${contact.id} contact=${contact} onSaved=${(x) => { c.set(x); timeline.reload(); }} />
     <section class="card" aria-labelledby="tl-h">
       <h2 id="tl-h">Timeline</h2>
       ${timeline.data ? html`<${ActivityList} items=${timeline.data.data} showContact=${false} />` : html`<${ErrorBox} error=${timeline.error} />`}

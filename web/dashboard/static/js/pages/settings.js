@@ -52,11 +52,12 @@ function General({ ctx }) {
 }
 
 function KeyRow({ label, value, secret }) {
-  const [shown, setShown] = useState(!secret);
+  const [reveal, setShown] = useState(false);
+  const shown = !secret || reveal;
   return html`<div class="keyrow">
     <span class="label">${label}</span>
     <code class="key" data-key=${label.toLowerCase().replace(/\W+/g, '-')}>${shown ? value : value.slice(0, 6) + '•'.repeat(20)}</code>
-    ${secret ? html`<button type="button" class="small" onClick=${() => setShown(!shown)}>${shown ? 'Hide' : 'Reveal'}</button>` : null}
+    ${secret ? html`<button type="button" class="small" onClick=${() => setShown(!reveal)}>${shown ? 'Hide' : 'Reveal'}</button>` : null}
     <${CopyButton} text=${value} label=${'Copy ' + label.toLowerCase()} />
   </div>`;
 }
@@ -79,8 +80,8 @@ function Keys({ ctx }) {
     <h2 id="keys-h">API keys</h2>
     <p class="muted">The public key (<code>pk_</code>) may only track events, safe in a browser. The secret key (<code>sk_</code>) does everything else: keep it on your server.</p>
     ${fresh ? html`<p role="status" class="alert ok">New keys made. The old ones no longer work: update your integrations now.</p>` : null}
-    <${KeyRow} label="Public key" value=${p.public || ''} />
-    ${p.secret ? html`<${KeyRow} label="Secret key" value=${p.secret} secret=${!fresh} />` : null}
+    <${KeyRow} key=${p.public} label="Public key" value=${p.public || ''} />
+    ${p.secret ? html`<${KeyRow} key=${p.secret} label="Secret key" value=${p.secret} secret=${!fresh} />` : null}
     <${ErrorBox} error=${error} />
     <${Confirm} label="Regenerate keys" danger question="Regenerate both keys? The old keys stop working at once, for every integration that uses them." onConfirm=${regenerate} />
   </section>`;
