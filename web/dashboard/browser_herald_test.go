@@ -17,6 +17,7 @@ import (
 	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
+	"github.com/heraldmail/herald/web/webtest"
 )
 
 // herald is a whole Herald on loopback for a browser: the base URL is the
@@ -47,7 +48,8 @@ func startHerald(t *testing.T) *herald {
 	// The real clock: the page reads the browser's, and the two must agree.
 	clock := queue.SystemClock{}
 	h.App = app.New(app.Options{DB: db, Clock: clock, Log: log, BaseURL: h.URL, DNS: dns, Mailer: mailer, Workers: 2,
-		Verifier: verify.New(verify.Options{DNS: dns, CacheTTL: -1})})
+		Verifier: verify.New(verify.Options{DNS: dns, CacheTTL: -1}),
+		Accounts: app.AccountOptions{Password: webtest.FastPasswords}})
 	srv := serve(t, ln, web.New(web.Options{App: h.App, Log: log, Clock: clock, Features: map[string]bool{"tracking": true}}))
 	done := make(chan struct{})
 	go func() { defer close(done); _ = h.App.Run(ctx) }()

@@ -37,8 +37,10 @@ export function ActivityPage({ ctx }) {
   const [type, setType] = useState('');
   const [pages, setPages] = useState(['']);
   const cursor = pages[pages.length - 1];
-  const types = useAsync(() => get('/activity/types'), [ctx.project.id]);
-  const feed = useAsync(() => get('/activity' + qs({ limit: 50, type, cursor })), [ctx.project.id, type, cursor]);
+  const feed = useAsync(() => get('/activity' + qs({ limit: 30, type, cursor })), [ctx.project.id, type, cursor]);
+  // The names for the filter come after the feed: the feed is what the
+  // page is opened for, and the two would compete for the database.
+  const types = useAsync(() => (feed.data || feed.error ? get('/activity/types') : Promise.resolve([])), [ctx.project.id, !!(feed.data || feed.error)]);
   const names = (types.data || []).filter((n) => !categories.some(([k]) => k === n));
   return html`<div>
     <${PageHeader} title="Activity" />

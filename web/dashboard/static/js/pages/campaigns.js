@@ -43,7 +43,7 @@ export function CampaignPage({ ctx, params }) {
   const c = useAsync(() => (isNew ? Promise.resolve(null) : get(`/campaigns/${params.id}`)), [params.id]);
   if (!isNew && c.loading && !c.data) return html`<${Loading} />`;
   if (c.error) return html`<${ErrorBox} error=${c.error} />`;
-  if (isNew || c.data.status === 'DRAFT') return html`<${Compose} key=${c.data ? c.data.updatedAt : 'new'} ctx=${ctx} campaign=${c.data} onChange=${c.set} />`;
+  if (isNew || c.data.status === 'DRAFT') return html`<${Compose} key=${c.data ? c.data.id : 'new'} ctx=${ctx} campaign=${c.data} onChange=${c.set} />`;
   return html`<${CampaignView} ctx=${ctx} campaign=${c.data} onChange=${c.set} />`;
 }
 

@@ -4,6 +4,7 @@ import { html, useState, useEffect, useRef } from '../lib.js';
 import { get, post, patch, del, qs } from '../api.js';
 import { PageHeader, useAsync, Loading, ErrorBox, Field, FormError, Link, navigate, fmtDate, useDebounced, Confirm, Badge } from '../ui.js';
 import { renderPreview, contactVars } from '../render.js';
+import { sampleDataKeys } from '../condition.js';
 
 export function TemplatesPage({ ctx }) {
   const [search, setSearch] = useState('');
@@ -64,7 +65,7 @@ function TemplateEditor({ ctx, initial, isNew }) {
   const cq = useDebounced(contactQ, 250);
   const contacts = useAsync(() => get('/contacts' + qs({ limit: 10, search: cq })), [cq]);
   useEffect(() => { if (!contact && contacts.data && contacts.data.data.length) setContact(contacts.data.data[0]); }, [contacts.data]);
-  const fields = useAsync(() => get('/contacts/fields'), [ctx.project.id]);
+  const fields = useAsync(sampleDataKeys, [ctx.project.id]);
   const usage = useAsync(() => (isNew ? Promise.resolve(null) : get(`/templates/${initial.id}/usage`)), [initial.id]);
   const bodyRef = useRef(null);
   const set = (k) => (e) => { setForm({ ...form, [k]: e.target.value }); setSaved(false); };
@@ -96,7 +97,7 @@ function TemplateEditor({ ctx, initial, isNew }) {
     navigate('/app/templates');
   };
   const errs = error ? error.fields : {};
-  const dataFields = fields.data ? fields.data.fields.filter((f) => f.field.startsWith('data.')).map((f) => f.field.slice(5)) : [];
+  const dataFields = fields.data || [];
   const u = usage.data;
   return html`<div>
     <${PageHeader} title=${isNew ? 'New template' : form.name || 'Template'}>
