@@ -113,7 +113,6 @@ type tab struct {
 	base     string
 	mu       sync.Mutex
 	problems []string
-	allowed  []string // substrings of problems a test expects
 }
 
 func newTab(t *testing.T, base string) *tab {
@@ -174,14 +173,6 @@ func (tb *tab) problem(format string, args ...any) {
 	tb.problems = append(tb.problems, fmt.Sprintf(format, args...))
 }
 
-// allow lets a problem containing s pass: a test that provokes an error on
-// purpose (a 4xx shown next to its field).
-func (tb *tab) allow(s string) {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	tb.allowed = append(tb.allowed, s)
-}
-
 // settle lets the last asynchronous events arrive, and returns the problems.
 func (tb *tab) settle() []string {
 	_ = tb.run(chromedp.Sleep(150 * time.Millisecond))
@@ -192,15 +183,7 @@ func (tb *tab) settle() []string {
 
 func (tb *tab) check() {
 	problems := tb.settle()
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-outer:
 	for _, p := range problems {
-		for _, a := range tb.allowed {
-			if strings.Contains(p, a) {
-				continue outer
-			}
-		}
 		tb.t.Errorf("browser: %s", p)
 	}
 }
