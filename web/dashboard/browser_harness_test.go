@@ -73,7 +73,9 @@ func startBrowser() {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter"),
+		// Sandboxed frames stay in the page's process, so that DevTools reads
+		// the template preview through the page's own session.
+		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,IsolateSandboxedIframes"),
 		chromedp.Flag("password-store", "basic"),
 		chromedp.UserDataDir(dir),
 		chromedp.WindowSize(1280, 900),

@@ -142,6 +142,9 @@ export function useDebounced(value, ms = 300) {
 export function Confirm({ label, question, onConfirm, danger, disabled }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const yes = useRef(null);
+  // The keyboard follows the question: focus moves to its answer.
+  useEffect(() => { if (open && yes.current) yes.current.focus(); }, [open]);
   if (!open) return html`<button type="button" class=${danger ? 'danger' : ''} disabled=${disabled} onClick=${() => setOpen(true)}>${label}</button>`;
   const go = async () => {
     setBusy(true);
@@ -149,7 +152,7 @@ export function Confirm({ label, question, onConfirm, danger, disabled }) {
   };
   return html`<div class="confirm" role="alertdialog" aria-label=${label}>
     <p>${question}</p>
-    <button type="button" class=${danger ? 'danger' : 'primary'} disabled=${busy} onClick=${go}>Yes, ${label.toLowerCase()}</button>
+    <button type="button" ref=${yes} class=${danger ? 'danger' : 'primary'} disabled=${busy} onClick=${go}>Yes, ${label.toLowerCase()}</button>
     <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
   </div>`;
 }
