@@ -153,7 +153,7 @@ function TestSend({ templateId, contact, user }) {
     e.preventDefault();
     setState({ busy: true });
     try {
-      await post('/v1/send', { to: to.trim(), template: templateId, data: (contact && contact.data) || {}, subscribed: false });
+      await post('/v1/send', { to: to.trim(), template: templateId, data: (contact && contact.data) || {} });
       setState({ done: true });
     } catch (err) {
       setState({ error: err });
