@@ -61,6 +61,16 @@ func TestBrowser_SignUpAndCreateProject(t *testing.T) {
 	tb.waitJS(pickerIs("Side project"), 5*time.Second)
 	tb.choose("Project", "Acme Mail")
 	tb.waitJS(pickerIs("Acme Mail")+` && document.body.innerText.includes("Get started")`, 5*time.Second)
+
+	// A tablet: every page fits its width, nothing scrolls sideways.
+	tb.do(chromedp.EmulateViewport(768, 1024))
+	for _, name := range []string{"Contacts", "Campaigns", "Settings"} {
+		tb.click(`//nav[@aria-label="Main"]//a[normalize-space()=` + xq(name) + `]`)
+		tb.waitJS(`(document.querySelector('#page-title')||{}).textContent === `+jsq(name), 3*time.Second)
+		if w := tb.eval(`String(document.documentElement.scrollWidth - innerWidth)`); w != "0" {
+			t.Errorf("%s is %s px wider than a 768 px tablet", name, w)
+		}
+	}
 }
 
 // Regenerate the keys from Settings: the confirmation says the old keys
