@@ -40,7 +40,7 @@ func buildHerald(t *testing.T) string {
 func run(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), append([]string{"HERALD_CONFIG=/dev/null"}, env...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -62,7 +62,7 @@ type server struct {
 func startServer(t *testing.T, bin string, env []string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), append([]string{"HERALD_LISTEN=127.0.0.1:0", "HERALD_LOG_FORMAT=json"}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"HERALD_LISTEN=127.0.0.1:0", "HERALD_LOG_FORMAT=json", "HERALD_CONFIG=/dev/null"}, env...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,9 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if err := prepareFiles(path); err != nil {
+		return nil, err
+	}
 	db, err := openUnstarted(path, opts)
 	if err != nil {
 		return nil, err
@@ -80,12 +83,34 @@ func OpenWithoutMigrating(dataDir string) (*sql.DB, error) {
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	w, err := sql.Open("sqlite", dsn(filepath.Join(dataDir, FileName), false))
+	path := filepath.Join(dataDir, FileName)
+	if err := prepareFiles(path); err != nil {
+		return nil, err
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	return w, nil
+}
+
+// prepareFiles gives the database file, and its WAL and shared-memory
+// files when they exist, mode 0600 and the data directory's owner (see
+// PrepareFile). SQLite creates the WAL and shared-memory files with the
+// database file's mode and, under root, its owner.
+func prepareFiles(path string) error {
+	if err := PrepareFile(path); err != nil {
+		return err
+	}
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(side); err == nil {
+			if err := PrepareFile(side); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func openUnstarted(path string, opts Options) (*DB, error) {
