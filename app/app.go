@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -27,9 +28,10 @@ type Options struct {
 	Workers        int           // job concurrency; default 4
 	Mailer         Mailer        // hands messages to the network; nil in one-shot commands
 	Delivery       DeliveryOptions
-	InboundHost    string  // public host receiving bounces; "" when inbound is off
-	DNS            DNS     // sender-domain checks; *resolver.Client
-	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	InboundHost    string           // public host receiving bounces; "" when inbound is off
+	DNS            DNS              // sender-domain checks; *resolver.Client
+	SNSFetcher     Fetcher          // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	Metrics        *metrics.Metrics // nil: nothing counted
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -53,6 +55,9 @@ type App struct {
 	dns      DNS
 	renderer *render.Renderer
 	snsCerts *snsCerts
+
+	metrics *metrics.Metrics
+	relay   *relayHealth
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -84,6 +89,9 @@ func New(o Options) *App {
 		dns:      o.DNS,
 		renderer: render.NewRenderer(),
 		snsCerts: newSNSCerts(o.SNSFetcher),
+
+		metrics: o.Metrics,
+		relay:   &relayHealth{},
 	}
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})

@@ -272,6 +272,9 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	}
 	e.Subject = subject
 	e.Raw, err = out.signer.Sign(out.fromDomain, raw)
+	if err == nil {
+		a.metrics.Signed()
+	}
 	return err
 }
 

@@ -38,6 +38,8 @@ type DB struct {
 	finished chan struct{}
 	closeMu  sync.Once
 
+	onBatch func(int)
+
 	dirty          chan struct{} // a commit happened since the last checkpoint
 	checkpointDone chan struct{}
 }
@@ -46,6 +48,9 @@ type DB struct {
 type Options struct {
 	Readers  int // reader pool size; default max(4, GOMAXPROCS)
 	MaxBatch int // writes grouped into one transaction at most; default 256
+	// OnBatch, when set, is called after each committed transaction with
+	// the number of writes it held (the metrics' write batches).
+	OnBatch func(writes int)
 }
 
 // Open opens (creating if needed) the database in dataDir, applies pending
@@ -73,6 +78,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		db.closeConns()
 		return nil, err
 	}
+	db.onBatch = opts.OnBatch
 	db.startWriter(ctx, opts)
 	return db, nil
 }

@@ -54,3 +54,9 @@ func checkNotTooNew(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// Versions returns the newest migration applied to the database and the
+// newest this binary embeds, read on the reader pool.
+func (db *DB) Versions(ctx context.Context) (database, known int64, err error) {
+	return Versions(ctx, db.reader)
+}
