@@ -86,6 +86,7 @@ func (a *App) relayVerdict(ctx context.Context, e storage.Email, r smtpout.Resul
 	if !r.RelayAuth {
 		if a.relay.worked() {
 			a.log.Info("the SMTP relay accepts Herald's credentials again: waiting deliveries resume", "relay", r.MXHost)
+			a.resumeWaitingDeliveries(ctx)
 		}
 		return nil
 	}
@@ -106,4 +107,15 @@ func (a *App) postponeDelivery(ctx context.Context, e storage.Email) error {
 		return err
 	}
 	return queue.Postpone(relayProbeEvery, errRelayRefusesLogin)
+}
+
+// resumeWaitingDeliveries makes the deliveries postponed for the relay due
+// now, instead of at their next probe time.
+func (a *App) resumeWaitingDeliveries(ctx context.Context) {
+	err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
+		return a.jobs.ResumePostponed(ctx, tx, JobDeliver, errRelayRefusesLogin.Error())
+	})
+	if err != nil {
+		a.log.Error("resume the deliveries that waited for the relay", "err", err)
+	}
 }

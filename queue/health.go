@@ -66,3 +66,20 @@ func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
 	}
 	return out, nil
 }
+
+// ResumePostponed makes the jobs of a kind postponed with reason (the
+// text of the error given to Postpone) due now, inside the caller's write.
+func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string) error {
+	k, ok := d.kinds[kind]
+	if !ok {
+		return errors.New("queue: no job kind " + kind)
+	}
+	if err := tx.ResumePostponedJobs(ctx, kind, reason, d.clock.Now()); err != nil {
+		return err
+	}
+	tx.OnCommit(func() {
+		k.lane.drain.changed()
+		d.Wake()
+	})
+	return nil
+}
