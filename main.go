@@ -45,5 +45,6 @@ func newRootCmdWith(env func(string) (string, bool), configFile string) *cobra.C
 	globalFlags(root.PersistentFlags(), c)
 	annotateEnv(root.PersistentFlags())
 	root.AddCommand(newServeCmd(c), newMigrateCmd(c), newProjectCmd(c), newVersionCmd())
+	root.AddCommand(newBackupCmd(c), newRestoreCmd(c))
 	return root
 }
