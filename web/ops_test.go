@@ -192,11 +192,26 @@ func TestAccessLogNamesTheRoute(t *testing.T) {
 	const token = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 	e.Do("GET", "/t/c/"+token, "", nil)
 	e.Do("GET", "/unsubscribe/"+token, "", nil)
+	verifiedDomain(t, e, "herald.test")
+	e.RouteMail("example.net")
+	const body = "Body-text-that-must-stay-out-of-logs"
+	sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "hello@herald.test", "subject": "s", "body": body})
+	e.Sink.Wait(1, 10*time.Second)
+	waitFor(t, "the delivery's log line", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(buf.String(), `"msg":"delivery attempt"`)
+	})
 	mu.Lock()
 	text := buf.String()
 	mu.Unlock()
-	if strings.Contains(text, token) {
-		t.Fatalf("a link token was logged:\n%s", text)
+	for _, secret := range []string{token, e.Project.Secret, body} {
+		if strings.Contains(text, secret) {
+			t.Fatalf("%q was logged:\n%s", secret, text)
+		}
+	}
+	if !strings.Contains(text, `"reply":`) {
+		t.Fatalf("the delivery line has no remote reply:\n%s", text)
 	}
 	var seen []string
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
