@@ -25,16 +25,16 @@ var rules = map[string]rule{
 	"data-dir":            nonEmpty,
 	"log-level":           oneOf("debug", "info", "warn", "error"),
 	"log-format":          oneOf("text", "json"),
-	"listen":              hostPort(false),
+	"listen":              hostPort(false, 0),
 	"base-url":            httpURL,
-	"dns-server":          hostPort(true),
+	"dns-server":          hostPort(true, 1),
 	"rate-limit":          intAtLeast(0, "0 (no limit) or more requests per minute"),
 	"workers":             intAtLeast(1, "1 or more"),
 	"shutdown-grace":      durationAtLeast(0),
 	"smtp-port":           port,
-	"smtp-relay":          hostPort(true),
+	"smtp-relay":          hostPort(true, 1),
 	"delivery-workers":    intAtLeast(1, "1 or more"),
-	"inbound-listen":      hostPort(true),
+	"inbound-listen":      hostPort(true, 0),
 	"metrics-token":       anything,
 	"hostname":            anything,
 	"inbound-host":        anything,
@@ -104,13 +104,15 @@ func durationAtLeast(lowest time.Duration) rule {
 	}
 }
 
-func hostPort(emptyOK bool) rule {
+// hostPort accepts host:port with a port from lowest (0 for a listener:
+// any free port) to 65535.
+func hostPort(emptyOK bool, lowest int) rule {
 	return func(v string) string {
 		if v == "" && emptyOK {
 			return ""
 		}
 		_, p, err := net.SplitHostPort(v)
-		if err == nil && port(p) == "" {
+		if n, convErr := strconv.Atoi(p); err == nil && convErr == nil && n >= lowest && n <= 65535 {
 			return ""
 		}
 		if emptyOK {

@@ -68,7 +68,7 @@ func TestBadSettingsStopEveryCommand(t *testing.T) {
 	}
 	// Good values pass.
 	good := map[string]string{"HERALD_SMTP_PORT": "2525", "HERALD_RATE_LIMIT": "0", "HERALD_DNS_SERVER": "[::1]:53",
-		"HERALD_BASE_URL": "https://mail.example.com/herald", "HERALD_SHUTDOWN_GRACE": "0s"}
+		"HERALD_BASE_URL": "https://mail.example.com/herald", "HERALD_SHUTDOWN_GRACE": "0s", "HERALD_LISTEN": "127.0.0.1:0"}
 	if _, err := runCLI(t, good, "", "version"); err != nil {
 		t.Fatal(err)
 	}
