@@ -204,8 +204,7 @@ func (a *App) recordOutcome(ctx context.Context, job *queue.RunningJob, e storag
 		case storage.EmailDelivered:
 			return a.emitEmailEvent(ctx, tx, e, EventDelivery, nil)
 		case storage.EmailBounced:
-			return a.bounce(ctx, tx, e, map[string]any{"permanent": true, "code": o.Code,
-				"enhancedCode": o.Enhanced, "response": o.Response}, now)
+			return a.bounce(ctx, tx, e, bounceData(BounceSourceSMTP, o.Code, o.Enhanced, o.Response), now)
 		}
 		return nil
 	})
