@@ -50,7 +50,7 @@ func loadSettings(env func(string) (string, bool), flagValue, defaultFile string
 	case errors.Is(err, os.ErrNotExist) && !required:
 		return s, nil
 	case errors.Is(err, os.ErrPermission):
-		return s, configError{fmt.Sprintf("configuration file %s: permission denied (it is readable by root and the herald group: run the command with sudo, or as the herald user)", path)}
+		return s, fileDenied{path}
 	case err != nil:
 		return s, configError{fmt.Sprintf("configuration file %s: %v", path, err)}
 	}
@@ -96,6 +96,15 @@ func parseEnvFile(f *os.File, path string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// fileDenied is a configuration file the user may not read.
+type fileDenied struct{ path string }
+
+func (e fileDenied) Error() string {
+	return fmt.Sprintf("configuration file %s: permission denied (it is readable by root and the herald group: run the command with sudo, or as the herald user)", e.path)
+}
+
+func (e fileDenied) Is(target error) bool { return target == os.ErrPermission }
 
 // configError is a bad setting: the command stops with exit code 2 and
 // this one line.

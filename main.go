@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -32,8 +33,8 @@ func newRootCmdWith(env func(string) (string, bool), configFile string) *cobra.C
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := loadSettings(env, c.ConfigFile, configFile)
-			if err != nil {
-				return err
+			if err != nil && !(cmd.Name() == "version" && errors.Is(err, os.ErrPermission)) {
+				return err // version needs no settings from a file it may not read
 			}
 			if err := checkSettings(s); err != nil {
 				return err

@@ -160,6 +160,34 @@ func TestDebPackage(t *testing.T) {
 		t.Fatalf("project list as herald: %s", out)
 	}
 
+	// Errors about files name the file and the likely cause: another user
+	// cannot read the configuration (but can ask for the version), and a
+	// database left to root is not writable by herald.
+	if v := herald("nobody", "version"); !strings.Contains(v, "herald 0.0.1") {
+		t.Fatalf("version as nobody: %s", v)
+	}
+	failing := func(user string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("runuser", append([]string{"-u", user, "--", "/usr/bin/herald"}, args...)...)
+		cmd.Dir = "/"
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("herald %v as %s worked:\n%s", args, user, out)
+		}
+		return string(out)
+	}
+	if out := failing("nobody", "project", "list"); !strings.Contains(out, "/etc/herald/herald.env: permission denied") {
+		t.Fatalf("project list as nobody: %s", out)
+	}
+	if err := os.Chown("/var/lib/herald/herald.db", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if out := failing("herald", "project", "list"); !strings.Contains(out, "/var/lib/herald/herald.db is not writable by herald: it belongs to root") {
+		t.Fatalf("project list on a root-owned database: %s", out)
+	}
+	herald("root", "project", "list") // root's commands give the files back to the data directory's owner
+	wantOwner(t, "/var/lib/herald/herald.db", "herald")
+
 	// Upgrade: the operator's configuration and the data stay.
 	env, err := os.ReadFile("/etc/herald/herald.env")
 	if err != nil {
