@@ -42,6 +42,11 @@ type config struct {
 	DeliveryGiveUp    time.Duration
 	InboundListen     string
 	InboundHost       string
+
+	SessionTTL     time.Duration
+	DisableSignups bool
+	SystemFrom     string
+	AutoDisable    bool
 }
 
 // globalFlags are the options every command takes.
@@ -63,6 +68,15 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
+	accountFlags(fs, c)
+}
+
+// accountFlags are the options of dashboard accounts.
+func accountFlags(fs *pflag.FlagSet, c *config) {
+	fs.DurationVar(&c.SessionTTL, "session-ttl", 168*time.Hour, "how long a dashboard login lasts")
+	fs.BoolVar(&c.DisableSignups, "disable-signups", false, "refuse POST /auth/signup (operators create users with herald user create)")
+	fs.StringVar(&c.SystemFrom, "system-from", "", "From address of platform mail (email verification, password reset); empty: none, users are verified at signup")
+	fs.BoolVar(&c.AutoDisable, "auto-disable", false, "disable a project whose bounce or complaint level is critical")
 }
 
 // deliveryFlags are the options of outbound and inbound mail.

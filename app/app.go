@@ -32,6 +32,7 @@ type Options struct {
 	DNS            DNS              // sender-domain checks; *resolver.Client
 	SNSFetcher     Fetcher          // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
 	Metrics        *metrics.Metrics // nil: nothing counted
+	Accounts       AccountOptions
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -56,8 +57,9 @@ type App struct {
 	renderer *render.Renderer
 	snsCerts *snsCerts
 
-	metrics *metrics.Metrics
-	relay   *relayHealth
+	metrics  *metrics.Metrics
+	relay    *relayHealth
+	accounts *accounts
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -93,6 +95,8 @@ func New(o Options) *App {
 		metrics: o.Metrics,
 		relay:   &relayHealth{},
 	}
+	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
 	if err != nil {

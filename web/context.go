@@ -13,6 +13,7 @@ type request struct {
 	id      string
 	route   string // the routes table's pattern; "" when none matched
 	project app.Project
+	access  app.Access // what authorization found: project and role
 	params  map[string]string
 	bodyErr error // the first failure reading the body (see requestBody)
 }

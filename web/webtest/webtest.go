@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/password"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
@@ -72,7 +73,16 @@ type Options struct {
 	// Delivery the app's delivery options.
 	SMTP     func(*smtpout.Config)
 	Delivery app.DeliveryOptions
+	// Accounts is app.Options.Accounts. Its password parameters default
+	// to cheap ones (FastPasswords), so that tests do not wait on argon2id.
+	Accounts app.AccountOptions
+	// BaseURL is app.Options.BaseURL; default http://herald.test.
+	BaseURL string
 }
+
+// FastPasswords are argon2id parameters for tests: same code path, a
+// fraction of the cost.
+var FastPasswords = password.Params{Memory: 256, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 // Start is a time far from any edge, so that tests read well.
 var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
@@ -103,9 +113,15 @@ func New(t testing.TB, o Options) *Env {
 	}
 	mailer := smtpout.New(smtpCfg, dns, &net.Dialer{}, log)
 	t.Cleanup(func() { mailer.Close() })
-	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
+	if o.Accounts.Password.Memory == 0 {
+		o.Accounts.Password = FastPasswords
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = "http://herald.test"
+	}
+	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery})
+		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts})
 	if o.Metrics != nil {
 		o.Metrics.Watch(e.App.MetricsSource())
 	}
