@@ -21,6 +21,13 @@ type setBuilder struct {
 	// every index range start at the bound.
 	boundOp string
 	boundID string
+	// boundCol, when set, restricts every read to the contact of an outer
+	// query's column instead: a correlated membership probe.
+	boundCol string
+	// orderTop asks for ORDER BY 1 on a top-level compound; depth counts
+	// the compounds being written (see orderCompound).
+	orderTop bool
+	depth    int
 }
 
 func (b *setBuilder) write(parts ...string) {
@@ -37,7 +44,10 @@ func (b *setBuilder) arg(v any) string {
 
 // bound writes the id restriction for a read whose id column is col.
 func (b *setBuilder) bound(col string) {
-	if b.boundOp != "" {
+	switch {
+	case b.boundCol != "":
+		b.write(" AND ", col, " = ", b.boundCol)
+	case b.boundOp != "":
 		b.write(" AND ", col, " ", b.boundOp, " ", b.arg(b.boundID))
 	}
 }
@@ -45,8 +55,46 @@ func (b *setBuilder) bound(col string) {
 // operand is one member of a group's compound: a test, a nested OR tree,
 // or every contact (the base a group of only negations subtracts from).
 type operand struct {
-	test  *Test
-	match *Match
+	test         *Test
+	match        *Match
+	unsubscribed bool // the contacts that are not subscribed
+}
+
+// orderCompound ends a compound SELECT with ORDER BY 1. Its operands come
+// from indexes in id order, and with an ORDER BY SQLite merges them as
+// sorted streams (MERGE (INTERSECT) in the plan) instead of copying each
+// into a temporary B-tree, which at a million contacts is the difference
+// between tens and hundreds of milliseconds. The top-level compound is
+// ordered only when the caller asks (a batch orders and limits it itself).
+func (b *setBuilder) orderCompound() {
+	b.depth--
+	if b.depth > 0 || b.orderTop {
+		b.write(" ORDER BY 1")
+	}
+}
+
+// preferSmallerSubscribed rewrites "subscribed", when it is intersected
+// with other sets, as the subtraction of the unsubscribed contacts: every
+// operand holds only contacts of the project, so A INTERSECT subscribed is
+// A EXCEPT unsubscribed, and the unsubscribed are the few (a partial
+// index holds just them) where the subscribed are nearly everyone.
+func preferSmallerSubscribed(pos, neg []operand) ([]operand, []operand) {
+	if len(pos) < 2 {
+		return pos, neg
+	}
+	var keep []operand
+	for _, p := range pos {
+		if t := p.test; t != nil && !t.Not && t.Source == SourceContact && t.Column == ColumnSubscribed &&
+			t.Op == OpEquals && t.Value == true {
+			neg = append(neg, operand{unsubscribed: true})
+			continue
+		}
+		keep = append(keep, p)
+	}
+	if len(keep) == 0 { // only subscribed tests: keep one as the base
+		return pos[:1], neg
+	}
+	return keep, neg
 }
 
 // isUnion reports whether a tree is a union of several groups; anything
@@ -58,6 +106,8 @@ func (b *setBuilder) writeMatch(m *Match) {
 		b.writeGroup(flatten(m, nil, nil))
 		return
 	}
+	b.depth++
+	defer b.orderCompound()
 	for i := range m.Groups {
 		if i > 0 {
 			b.write(" UNION ")
@@ -100,6 +150,11 @@ func flatten(m *Match, pos, neg []operand) ([]operand, []operand) {
 // writeGroup writes P1 INTERSECT P2 ... EXCEPT N1 EXCEPT N2 ...; SQLite
 // evaluates compound operators left to right, which is exactly that.
 func (b *setBuilder) writeGroup(pos, neg []operand) {
+	pos, neg = preferSmallerSubscribed(pos, neg)
+	if len(pos)+len(neg) > 1 || len(pos) == 0 && len(neg) > 0 {
+		b.depth++
+		defer b.orderCompound()
+	}
 	if len(pos) == 0 {
 		b.writeAll()
 	}
@@ -116,6 +171,13 @@ func (b *setBuilder) writeGroup(pos, neg []operand) {
 }
 
 func (b *setBuilder) writeOperand(o operand) {
+	if o.unsubscribed {
+		// The literal 0 is what lets SQLite read the partial index
+		// contacts_unsubscribed (migration 00013).
+		b.write("SELECT id AS cid FROM contacts WHERE project_id = ", b.arg(b.projectID), " AND subscribed = 0")
+		b.bound("id")
+		return
+	}
 	if o.match != nil {
 		b.write("SELECT cid FROM (")
 		b.writeMatch(o.match)
@@ -199,11 +261,15 @@ func (b *setBuilder) contactTest(t *Test) {
 // contact can have several rows under a key (array elements, a numeric
 // text's two rows), so every test but equality asks for DISTINCT.
 func (b *setBuilder) dataTest(t *Test) {
-	distinct := "DISTINCT "
+	// Equality reads the primary key, whose rows of one value are in
+	// contact order; every other test reads the key's rows in contact
+	// order (migration 00013), which DISTINCT and the merges take as they
+	// come, rather than a value range that would have to be sorted.
+	from := "DISTINCT contact_id AS cid FROM contact_values INDEXED BY contact_values_by_contact"
 	if t.Op == OpEquals {
-		distinct = ""
+		from = "contact_id AS cid FROM contact_values"
 	}
-	b.write("SELECT ", distinct, "contact_id AS cid FROM contact_values WHERE project_id = ", b.arg(b.projectID),
+	b.write("SELECT ", from, " WHERE project_id = ", b.arg(b.projectID),
 		" AND key = ", b.arg(t.Key))
 	switch ms, isDate := dateMillis(t.Value); {
 	case t.Op == OpExists:
@@ -260,8 +326,12 @@ func (b *setBuilder) eventTest(t *Test) {
 
 // setSQL returns the SELECT of the audience's contact ids (column cid),
 // restricted by a bound when boundOp is not empty.
-func (a Audience) setSQL(boundOp, boundID string) (string, []any) {
-	b := &setBuilder{projectID: a.ProjectID, boundOp: boundOp, boundID: boundID}
+func (a Audience) setSQL(boundOp, boundID string, orderTop bool) (string, []any) {
+	return a.build(&setBuilder{projectID: a.ProjectID, boundOp: boundOp, boundID: boundID, orderTop: orderTop})
+}
+
+// build writes the audience's set with b.
+func (a Audience) build(b *setBuilder) (string, []any) {
 	m := a.Match
 	if a.SubscribedOnly {
 		sub := Test{Source: SourceContact, Column: ColumnSubscribed, Op: OpEquals, Value: true}
@@ -278,4 +348,4 @@ func (a Audience) setSQL(boundOp, boundID string) (string, []any) {
 // IDsSQL returns a SELECT of the audience's distinct contact ids, in one
 // column named cid, with its arguments: for a caller that materialises an
 // audience with INSERT ... SELECT (a campaign's fan-out).
-func (a Audience) IDsSQL() (query string, args []any) { return a.setSQL("", "") }
+func (a Audience) IDsSQL() (query string, args []any) { return a.setSQL("", "", true) }
