@@ -68,7 +68,12 @@ type operand struct {
 // ordered only when the caller asks (a batch orders and limits it itself).
 func (b *setBuilder) orderCompound() {
 	b.depth--
-	if b.depth > 0 || b.orderTop {
+	switch {
+	case b.depth > 0:
+		// A subquery's ORDER BY is dropped unless it has a LIMIT; with it,
+		// the compound inside still merges.
+		b.write(" ORDER BY 1 LIMIT -1")
+	case b.orderTop:
 		b.write(" ORDER BY 1")
 	}
 }
@@ -108,19 +113,48 @@ func (b *setBuilder) writeMatch(m *Match) {
 	}
 	b.depth++
 	defer b.orderCompound()
+	b.writeUnion(m)
+}
+
+// writeUnion writes G1 UNION G2 ... without an ORDER BY. Compound
+// operators run left to right, so one group that is itself a compound is
+// written first, inline: (C EXCEPT D) UNION B is "C EXCEPT D UNION B".
+// Only the other compound groups need a subquery, whose order SQLite does
+// not carry out of it (the merge above sorts it again).
+func (b *setBuilder) writeUnion(m *Match) {
+	type group struct{ pos, neg []operand }
+	groups := make([]group, len(m.Groups))
+	head := -1
 	for i := range m.Groups {
-		if i > 0 {
-			b.write(" UNION ")
+		pos, neg := preferSmallerSubscribed(flatten(&Match{Groups: m.Groups[i : i+1]}, nil, nil))
+		groups[i] = group{pos, neg}
+		if head < 0 && isCompound(pos, neg) {
+			head = i
 		}
-		pos, neg := flatten(&Match{Groups: m.Groups[i : i+1]}, nil, nil)
-		if len(pos) == 1 && len(neg) == 0 {
-			b.writeOperand(pos[0])
-			continue
-		}
-		b.write("SELECT cid FROM (")
-		b.writeGroup(pos, neg)
-		b.write(")")
 	}
+	if head > 0 {
+		groups[0], groups[head] = groups[head], groups[0]
+	}
+	for i, g := range groups {
+		switch {
+		case i > 0 && !isCompound(g.pos, g.neg):
+			b.write(" UNION ")
+			b.writeOperand(g.pos[0])
+		case i > 0:
+			b.write(" UNION SELECT cid FROM (")
+			b.writeGroup(g.pos, g.neg)
+			b.write(")")
+		case isCompound(g.pos, g.neg):
+			b.writeChain(g.pos, g.neg)
+		default:
+			b.writeOperand(g.pos[0])
+		}
+	}
+}
+
+// isCompound reports whether a group's SQL is a compound SELECT.
+func isCompound(pos, neg []operand) bool {
+	return !(len(pos) == 1 && len(neg) == 0 && pos[0].match == nil)
 }
 
 // flatten gathers the operands of an intersection. Nested intersections
@@ -151,18 +185,36 @@ func flatten(m *Match, pos, neg []operand) ([]operand, []operand) {
 // evaluates compound operators left to right, which is exactly that.
 func (b *setBuilder) writeGroup(pos, neg []operand) {
 	pos, neg = preferSmallerSubscribed(pos, neg)
-	if len(pos)+len(neg) > 1 || len(pos) == 0 && len(neg) > 0 {
+	if isCompound(pos, neg) {
 		b.depth++
 		defer b.orderCompound()
+	}
+	b.writeChain(pos, neg)
+}
+
+// writeChain writes a group without an ORDER BY. A nested union among the
+// positive operands goes first, inline (see writeUnion), so that a tree
+// such as A AND (B OR C) is one compound of merged streams.
+func (b *setBuilder) writeChain(pos, neg []operand) {
+	for i, p := range pos {
+		if p.match != nil {
+			pos = append([]operand{p}, append(pos[:i:i], pos[i+1:]...)...)
+			break
+		}
 	}
 	if len(pos) == 0 {
 		b.writeAll()
 	}
 	for i, p := range pos {
-		if i > 0 {
+		switch {
+		case i == 0 && p.match != nil:
+			b.writeUnion(p.match)
+		case i > 0:
 			b.write(" INTERSECT ")
+			fallthrough
+		default:
+			b.writeOperand(p)
 		}
-		b.writeOperand(p)
 	}
 	for _, n := range neg {
 		b.write(" EXCEPT ")
@@ -173,8 +225,10 @@ func (b *setBuilder) writeGroup(pos, neg []operand) {
 func (b *setBuilder) writeOperand(o operand) {
 	if o.unsubscribed {
 		// The literal 0 is what lets SQLite read the partial index
-		// contacts_unsubscribed (migration 00013).
-		b.write("SELECT id AS cid FROM contacts WHERE project_id = ", b.arg(b.projectID), " AND subscribed = 0")
+		// contacts_unsubscribed (migration 00013); without statistics it
+		// would pick the wider contacts_by_project_id, so it is named.
+		b.write("SELECT id AS cid FROM contacts INDEXED BY contacts_unsubscribed WHERE project_id = ",
+			b.arg(b.projectID), " AND subscribed = 0")
 		b.bound("id")
 		return
 	}
