@@ -125,4 +125,5 @@ func loadGET(b *testing.B, base string, paths []string, want int) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/req")
+	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
 }
