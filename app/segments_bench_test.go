@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,18 @@ func BenchmarkSegmentCount(b *testing.B) {
 		cond, err := app.ParseCondition(json.RawMessage(c.cond), "condition")
 		if err != nil {
 			b.Fatal(err)
+		}
+		if os.Getenv("HERALD_BENCH_PLANS") != "" {
+			// The plan of each shape's count, for docs/performance.md.
+			aud, err := a.ConditionAudience(ctx, db.Reader(), projectID, cond)
+			if err != nil {
+				b.Fatal(err)
+			}
+			plan, err := storage.ExplainAudienceCount(ctx, db.Reader(), aud)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("plan of %s:\n  %s", c.name, strings.Join(plan, "\n  "))
 		}
 		b.Run(c.name, func(b *testing.B) {
 			var count int
