@@ -33,6 +33,11 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 
 // CountAudience counts the audience's contacts.
 func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
+	if query, args, ok := a.complementCountSQL(); ok {
+		var n int
+		err := queryRowAdhoc(ctx, q, query, args...).Scan(&n)
+		return n, err
+	}
 	set, args := a.setSQL("", "", true)
 	var n int
 	err := queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
@@ -105,7 +110,11 @@ func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
 // per step, so that tests can check which indexes a count reads.
 func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) ([]string, error) {
 	set, args := a.setSQL("", "", true)
-	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM (`+set+`)`, args...)
+	query := `SELECT COUNT(*) FROM (` + set + `)`
+	if cq, cargs, ok := a.complementCountSQL(); ok {
+		query, args = cq, cargs
+	}
+	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN `+query, args...)
 	return collect(rows, err, func(s scanner) (string, error) {
 		var id, parent, unused int
 		var detail string

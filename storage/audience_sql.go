@@ -416,6 +416,34 @@ func (a Audience) build(b *setBuilder) (string, []any) {
 	return b.sql.String(), b.args
 }
 
+// complementCountSQL counts an audience that only subtracts (every contact
+// but those who ...) as the project's contacts minus the union of what it
+// subtracts: every set holds only the project's contacts, so the count of
+// "all EXCEPT N" is count(all) − count(N), and counting the project's
+// contacts is a plain index count rather than a merge of a million ids.
+func (a Audience) complementCountSQL() (string, []any, bool) {
+	if a.SubscribedOnly || a.Match == nil || isUnion(a.Match) {
+		return "", nil, false
+	}
+	pos, neg := preferSmallerSubscribed(flatten(a.Match, nil, nil))
+	if len(pos) > 0 || len(neg) == 0 {
+		return "", nil, false
+	}
+	b := &setBuilder{projectID: a.ProjectID}
+	b.write("SELECT (SELECT COUNT(*) FROM contacts WHERE project_id = ", b.arg(a.ProjectID), ") - (SELECT COUNT(*) FROM (")
+	for i, n := range neg {
+		if i > 0 {
+			b.write(" UNION ")
+		}
+		b.writeOperand(n)
+	}
+	if len(neg) > 1 {
+		b.write(" ORDER BY 1")
+	}
+	b.write("))")
+	return b.sql.String(), b.args, true
+}
+
 // IDsSQL returns a SELECT of the audience's distinct contact ids, in one
 // column named cid, with its arguments: for a caller that materialises an
 // audience with INSERT ... SELECT (a campaign's fan-out).

@@ -65,7 +65,10 @@ func TestAudienceCountPlans(t *testing.T) {
 		{"data filter", one(pro), []string{"contact_values USING PRIMARY KEY (project_id=? AND key=? AND value=?)"}},
 		{"data and event", one(pro, purchase), []string{"MERGE (INTERSECT)", "events_by_name_contact", "contact_values USING PRIMARY KEY"}},
 		{"not triggered", one(Test{Not: true, Source: SourceEvent, Key: "purchase", Op: OpExists}),
-			[]string{"MERGE (EXCEPT)", "USING COVERING INDEX contacts_by_project_id (project_id=?)", "events_by_name_contact"}},
+			// counted as all contacts minus those who triggered it
+			[]string{"SEARCH contacts USING COVERING INDEX contacts_by_created (project_id=?)", "events_by_name_contact"}},
+		{"not triggered and data", one(Test{Not: true, Source: SourceEvent, Key: "purchase", Op: OpExists}, pro),
+			[]string{"MERGE (EXCEPT)", "contact_values USING PRIMARY KEY", "events_by_name_contact"}},
 		{"data range", one(Test{Source: SourceData, Key: "age", Op: OpGreater, Value: int64(40)}),
 			[]string{"contact_values USING COVERING INDEX contact_values_by_contact (project_id=? AND key=?)"}},
 		{"subscribed and data", one(Test{Source: SourceContact, Column: ColumnSubscribed, Op: OpEquals, Value: true}, pro),
