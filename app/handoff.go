@@ -16,7 +16,7 @@ type handoff struct {
 	max   int // bytes held at most
 	size  int
 	byID  map[string]handed
-	order []string // ids in the order they were put, for expiry; may name taken ones
+	order []string      // ids in the order they were put, for expiry; may name taken ones
 	taken chan struct{} // closed when an entry leaves; made by a waiter (see waitBelow)
 }
 
