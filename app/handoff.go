@@ -16,8 +16,10 @@ type handoff struct {
 	max   int // bytes held at most
 	size  int
 	byID  map[string]handed
-	order []string      // ids in the order they were put, for expiry; may name taken ones
-	taken chan struct{} // closed when an entry leaves; made by a waiter (see waitBelow)
+	order []string // ids in the order they were put, for expiry; may name taken ones
+
+	// taken is closed when an entry leaves; a waiter makes it (waitBelow).
+	taken chan struct{}
 }
 
 type handed struct {
