@@ -40,6 +40,8 @@ type config struct {
 	DeliveryGiveUp    time.Duration
 	InboundListen     string
 	InboundHost       string
+
+	httpLimits
 }
 
 // globalFlags are the options every command takes.
@@ -59,6 +61,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
+	limitFlags(fs, c)
 }
 
 // deliveryFlags are the options of outbound and inbound mail.

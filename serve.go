@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,6 +67,10 @@ func serve(ctx context.Context, c *config) error {
 	defer db.Close()
 
 	clock := queue.SystemClock{}
+	warnings := configWarnings(c)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
 	dns := resolver.New(c.DNSServer, 0)
 	mailer, err := newMailer(c, dns, log)
 	if err != nil {
@@ -82,6 +85,8 @@ func serve(ctx context.Context, c *config) error {
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
 	})
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
+		PublicRateLimit: c.PublicRateLimit, FailedKeyLimit: web.FailedKeyLimit, BodyTimeout: c.HTTPBodyTimeout,
+		Warnings: warnings,
 		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",
 			"inbound": c.InboundListen != "", "signups": false, "billing": false}})
 
@@ -89,10 +94,10 @@ func serve(ctx context.Context, c *config) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		// Long enough for a 40 MB send on a slow link, short enough that a
-		// stalled upload does not hold a connection for ever.
-		ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	// The body has its own deadline (web's BodyTimeout, 408 after it), so
+	// there is no ReadTimeout: it would cut a body the body timeout allows.
+	ln = web.LimitListener(ln, c.MaxConnections)
+	srv := newHTTPServer(c, handler)
 	stopInbound, err := startInbound(c, a, log)
 	if err != nil {
 		ln.Close()

@@ -30,8 +30,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, kind authK
 	if kind == authPublic {
 		want = app.PublicKey
 	}
+	if err := s.keyFailuresBlocked(w, r); err != nil {
+		return err
+	}
 	p, err := s.app.Authenticate(r.Context(), key, want)
 	if err != nil {
+		s.countKeyFailure(r, err)
 		return err
 	}
 	reqOf(r).project = p

@@ -22,11 +22,19 @@ type Options struct {
 	App       *app.App
 	Log       *slog.Logger
 	Clock     queue.Clock
-	RateLimit int // requests per minute per project; 0 disables
+	RateLimit int // requests per minute per project; 0 disables every rate limit
 	Features  map[string]bool
 	// BodyTimeout bounds how long a request's whole body may take to
 	// arrive (408 after it); 0: no bound of web's own.
 	BodyTimeout time.Duration
+	// Warnings are the configuration warnings GET /config shows.
+	Warnings []string
+	// PublicRateLimit is requests per minute per client IP on the routes
+	// without a key (tracking, subscription pages); 0: none.
+	PublicRateLimit int
+	// FailedKeyLimit is wrong keys per minute per client IP before that IP
+	// is refused (429) until the minute ends; 0: none.
+	FailedKeyLimit int
 }
 
 // Server is Herald's HTTP handler.
@@ -39,6 +47,10 @@ type Server struct {
 	handler  http.Handler
 
 	bodyTimeout time.Duration
+	warnings    []string
+
+	// per client IP: the routes without a key, and wrong keys
+	publicLimiter, keyFailures *rateLimiter
 }
 
 // New builds the handler for every route.
@@ -47,7 +59,12 @@ func New(o Options) *Server {
 		o.Clock = queue.SystemClock{}
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
-		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout}
+		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,
+		warnings: append([]string{}, o.Warnings...)}
+	if o.RateLimit > 0 { // HERALD_RATE_LIMIT=0 turns off every rate limit
+		s.publicLimiter = newRateLimiter(o.PublicRateLimit, time.Minute, o.Clock.Now)
+		s.keyFailures = newRateLimiter(o.FailedKeyLimit, time.Minute, o.Clock.Now)
+	}
 	routes := s.routes()
 	public := map[string]bool{}
 	for _, rt := range routes {
@@ -129,6 +146,9 @@ func (s *Server) chain(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.auth == authPublic {
 			setCORS(w.Header())
+		}
+		if rt.auth == authNone && !s.limitPublic(w, r) {
+			return
 		}
 		if rt.auth != authNone {
 			if err := s.authenticate(w, r, rt.auth); err != nil {

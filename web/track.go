@@ -43,6 +43,6 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
 	for k, v := range s.features {
 		features[k] = v
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"features": features})
+	writeJSON(w, http.StatusOK, map[string]any{"features": features, "warnings": s.warnings})
 	return nil
 }

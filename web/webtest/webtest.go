@@ -64,6 +64,9 @@ type Options struct {
 	Log *slog.Logger
 	// BodyTimeout is web.Options.BodyTimeout.
 	BodyTimeout time.Duration
+	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
+	PublicRateLimit, FailedKeyLimit int
+	Warnings                        []string
 }
 
 // Start is a time far from any edge, so that tests read well.
@@ -92,7 +95,8 @@ func New(t testing.TB, o Options) *Env {
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
 		SNSFetcher: o.SNSFetcher})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
-		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout}))
+		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
+		PublicRateLimit: o.PublicRateLimit, FailedKeyLimit: o.FailedKeyLimit, Warnings: o.Warnings}))
 	e.runCtx = ctx
 	if o.NoWorkers {
 		close(e.done)

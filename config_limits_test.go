@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHTTPLimitsFromEnvironment(t *testing.T) {
+	c := &config{}
+	cmd := newServeCmd(c)
+	if err := applyEnv(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPBodyTimeout != 60*time.Second || c.HTTPHeaderTimeout != 10*time.Second ||
+		c.HTTPIdleTimeout != 120*time.Second || c.MaxConnections != 1024 || c.PublicRateLimit != 1200 {
+		t.Fatalf("defaults %+v", c.httpLimits)
+	}
+	t.Setenv("HERALD_HTTP_BODY_TIMEOUT", "7s")
+	t.Setenv("HERALD_HTTP_HEADER_TIMEOUT", "3s")
+	t.Setenv("HERALD_HTTP_IDLE_TIMEOUT", "9s")
+	t.Setenv("HERALD_MAX_CONNECTIONS", "12")
+	t.Setenv("HERALD_PUBLIC_RATE_LIMIT", "30")
+	c = &config{}
+	cmd = newServeCmd(c)
+	if err := applyEnv(cmd); err != nil {
+		t.Fatal(err)
+	}
+	want := httpLimits{HTTPBodyTimeout: 7 * time.Second, HTTPHeaderTimeout: 3 * time.Second,
+		HTTPIdleTimeout: 9 * time.Second, MaxConnections: 12, PublicRateLimit: 30}
+	if c.httpLimits != want {
+		t.Fatalf("got %+v, want %+v", c.httpLimits, want)
+	}
+	srv := newHTTPServer(c, nil)
+	if srv.ReadHeaderTimeout != 3*time.Second || srv.IdleTimeout != 9*time.Second || srv.ReadTimeout != 0 {
+		t.Fatalf("server timeouts %v %v %v", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.ReadTimeout)
+	}
+}
+
+func TestConfigWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		base, host string
+		want       []string // substrings, one per warning
+	}{
+		{"https://mail.example.com", "mx.example.com", nil},
+		{"http://mail.example.com", "mx.example.com", []string{"not https"}},
+		{"http://localhost:8080", "mx.example.com", []string{"not https", "points at this machine"}},
+		{"https://127.0.0.1", "mx.example.com", []string{"points at this machine"}},
+		{"https://mail.example.com", "myhost", []string{"HERALD_HOSTNAME \"myhost\" is not a fully qualified"}},
+		{"https://mail.example.com", "10.0.0.1", []string{"HERALD_HOSTNAME"}},
+		{"https://mail.example.com", "mx.localhost", []string{"HERALD_HOSTNAME"}},
+	} {
+		got := configWarnings(&config{BaseURL: tc.base, Hostname: tc.host})
+		if len(got) != len(tc.want) {
+			t.Errorf("%s %s: %q, want %d warnings", tc.base, tc.host, got, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s %s: %q lacks %q", tc.base, tc.host, got[i], w)
+			}
+		}
+	}
+}
