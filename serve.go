@@ -107,6 +107,9 @@ func serve(ctx context.Context, c *config) error {
 	if err := a.Jobs().RecoverInterrupted(ctx); err != nil {
 		return err
 	}
+	if err := a.RecoverIdempotencyKeys(ctx); err != nil {
+		return err
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan error, 1)
 	go func() { workDone <- a.Run(workCtx) }()
