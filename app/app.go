@@ -53,6 +53,8 @@ type App struct {
 	dns      DNS
 	renderer *render.Renderer
 	snsCerts *snsCerts
+
+	repeats *engagementRepeats // opens and clicks recorded in the last minute
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -91,6 +93,7 @@ func New(o Options) *App {
 		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
 	}
 	a.jobs = jobs
+	a.repeats = newEngagementRepeats()
 	return a
 }
 

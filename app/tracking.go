@@ -176,6 +176,15 @@ func badLink(err error) error {
 // engage records an open (link < 0) or a click on a link of an email, and
 // returns the link's target.
 func (a *App) engage(ctx context.Context, emailID, column, event string, link int) (target string, err error) {
+	now, key := a.now(), repeatKey(emailID, link)
+	if !a.repeats.claim(key, now) {
+		return a.repeatTarget(ctx, emailID, link) // recorded less than a minute ago
+	}
+	defer func() {
+		if err != nil {
+			a.repeats.forget(key, now)
+		}
+	}()
 	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		e, err := storage.EmailByID(ctx, tx, emailID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -200,4 +209,23 @@ func (a *App) engage(ctx context.Context, emailID, column, event string, link in
 		return a.emitEmailEvent(ctx, tx, e, event, data)
 	})
 	return target, err
+}
+
+// repeatTarget is the target of a repeated click, read without recording
+// anything; for an open, only that the email still exists.
+func (a *App) repeatTarget(ctx context.Context, emailID string, link int) (string, error) {
+	e, err := storage.EmailByID(ctx, a.db.Reader(), emailID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", unknownLink()
+	}
+	if err != nil {
+		return "", err
+	}
+	if link < 0 {
+		return "", nil
+	}
+	if link >= len(e.Links) {
+		return "", unknownLink()
+	}
+	return e.Links[link], nil
 }
