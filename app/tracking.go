@@ -52,7 +52,11 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 	if err != nil {
 		return "", nil, err
 	}
-	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="" style="display:none">`
+	// After the content, sized by attributes, with no style that hides it:
+	// filters score a hidden image (STY_INVIS_DIRECT) and an image with no
+	// alt text (HTML_IMAGE_ONLY) as spam, and a 1x1 transparent GIF is
+	// invisible anyway.
+	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="">`
 	if i := lastIndexFold(out, "</body>"); i >= 0 {
 		return out[:i] + pixel + out[i:], targets, nil
 	}
