@@ -20,6 +20,8 @@ type httpLimits struct {
 	HTTPIdleTimeout   time.Duration
 	MaxConnections    int
 	PublicRateLimit   int
+
+	InboundTLSCert, InboundTLSKey string
 }
 
 func limitFlags(fs *pflag.FlagSet, c *config) {
@@ -29,6 +31,7 @@ func limitFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&l.HTTPIdleTimeout, "http-idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept open")
 	fs.IntVar(&l.MaxConnections, "max-connections", 1024, "HTTP connections served at once; more wait in the listen backlog")
 	fs.IntVar(&l.PublicRateLimit, "public-rate-limit", 1200, "requests per minute per client IP on tracking and subscription links; 0 disables")
+	inboundTLSFlags(fs, c)
 }
 
 // newHTTPServer is the API's server with the configured timeouts. The body

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +62,21 @@ func TestConfigWarnings(t *testing.T) {
 				t.Errorf("%s %s: %q lacks %q", tc.base, tc.host, got[i], w)
 			}
 		}
+	}
+}
+
+func TestInboundTLSSelfSignedAtFirstStart(t *testing.T) {
+	dir := t.TempDir()
+	c := &config{DataDir: dir, InboundHost: "mx.herald.test"}
+	cfg, err := inboundTLS(c)
+	if err != nil || len(cfg.Certificates) != 1 {
+		t.Fatalf("%v %v", cfg, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "inbound-tls.pem")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("certificate file: %v %v", fi, err)
+	}
+	c.InboundTLSCert = "/nonexistent.pem"
+	if _, err := inboundTLS(c); err == nil {
+		t.Fatal("a cert without its key was accepted")
 	}
 }
