@@ -82,6 +82,9 @@ func (a *App) giveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Jo
 	if err != nil {
 		return err
 	}
+	if err := a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": "gave up: " + reason}); err != nil {
+		return err
+	}
 	return a.campaignEmailSettled(ctx, tx, e, storage.EmailFailed)
 }
 
@@ -199,6 +202,8 @@ func (a *App) recordOutcome(ctx context.Context, job *queue.RunningJob, e storag
 		case storage.EmailBounced:
 			return a.bounce(ctx, tx, e, map[string]any{"permanent": true, "code": o.Code,
 				"enhancedCode": o.Enhanced, "response": o.Response}, now)
+		case storage.EmailFailed:
+			return a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": o.Response})
 		}
 		return nil
 	})
