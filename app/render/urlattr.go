@@ -1,6 +1,7 @@
 package render
 
 import (
+	"html"
 	"strings"
 )
 
@@ -28,6 +29,13 @@ var urlAttrs = map[string]bool{
 
 // safeURL returns u when its scheme is one mail may link to, else "#".
 func safeURL(u string) string {
+	if schemeAllowed(html.UnescapeString(u)) { // {{{ }}} output reaches the reader unescaped
+		return u
+	}
+	return "#"
+}
+
+func schemeAllowed(u string) bool {
 	// Browsers ignore leading and embedded whitespace and control
 	// characters in a scheme ("java\tscript:"), so they are ignored here.
 	var scheme strings.Builder
@@ -39,15 +47,15 @@ func safeURL(u string) string {
 		case c == ':':
 			switch strings.ToLower(scheme.String()) {
 			case "http", "https", "mailto", "tel":
-				return u
+				return true
 			}
-			return "#"
+			return false
 		case c == '/' || c == '?' || c == '#':
-			return u // no scheme: a relative URL
+			return true // no scheme: a relative URL
 		}
 		scheme.WriteByte(c)
 	}
-	return u
+	return true
 }
 
 // htmlState follows an HTML source, skipping Liquid tags, far enough to
