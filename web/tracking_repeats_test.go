@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +58,17 @@ func TestRepeatedOpensAndClicksRecordedOncePerMinute(t *testing.T) {
 	e.Do("GET", pixel, "", nil)
 	if c, o := count("email.click"), count("email.open"); c != 3 || o != 2 {
 		t.Fatalf("after a minute: %d clicks, %d opens", c, o)
+	}
+}
+
+// A pixel whose token names no email (deleted, or forged) records nothing
+// and still answers an image, with 404.
+func TestUnknownPixelStillAnswersAnImage(t *testing.T) {
+	e := webtest.New(t, webtest.Options{NoWorkers: true})
+	for _, path := range []string{"/t/o/x.y", "/t/o/AAGiEw_LlX6ws-w4yJNQNHgsLFoo0pBfapaVLbU", "/t/o/nothing.gif"} {
+		r := e.Do("GET", path, "", nil)
+		if r.Status != 404 || r.Header.Get("Content-Type") != "image/gif" || !strings.HasPrefix(string(r.Body), "GIF89a") {
+			t.Errorf("%s: %d %q", path, r.Status, r.Header.Get("Content-Type"))
+		}
 	}
 }
