@@ -34,11 +34,15 @@ func limitFlags(fs *pflag.FlagSet, c *config) {
 	inboundTLSFlags(fs, c)
 }
 
-// newHTTPServer is the API's server with the configured timeouts. The body
-// has its own deadline (web's BodyTimeout, 408 after it), so there is no
-// ReadTimeout: it would cut a body that the body timeout allows.
+// newHTTPServer is the API's server with the configured timeouts. A routed
+// request's body has its own deadline (web's BodyTimeout, answered 408);
+// ReadTimeout, headers and body together, is the backstop for the bodies
+// no handler reads (an unknown path, a GET with a body), which net/http
+// drains after the handler: without it a trickled body held its
+// connection for ever.
 func newHTTPServer(c *config, h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: c.HTTPHeaderTimeout, IdleTimeout: c.HTTPIdleTimeout}
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.HTTPHeaderTimeout, IdleTimeout: c.HTTPIdleTimeout,
+		ReadTimeout: c.HTTPHeaderTimeout + c.HTTPBodyTimeout}
 }
 
 // configWarnings are the settings that work but hurt delivery, said once

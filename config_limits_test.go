@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +37,7 @@ func TestHTTPLimitsFromEnvironment(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", c.httpLimits, want)
 	}
 	srv := newHTTPServer(c, nil)
-	if srv.ReadHeaderTimeout != 3*time.Second || srv.IdleTimeout != 9*time.Second || srv.ReadTimeout != 0 {
+	if srv.ReadHeaderTimeout != 3*time.Second || srv.IdleTimeout != 9*time.Second || srv.ReadTimeout != 10*time.Second {
 		t.Fatalf("server timeouts %v %v %v", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.ReadTimeout)
 	}
 }
@@ -78,5 +81,45 @@ func TestInboundTLSSelfSignedAtFirstStart(t *testing.T) {
 	c.InboundTLSCert = "/nonexistent.pem"
 	if _, err := inboundTLS(c); err == nil {
 		t.Fatal("a cert without its key was accepted")
+	}
+}
+
+// A body no handler reads (an unknown path) is drained by net/http after
+// the handler; trickled, it held the connection for ever. The server's
+// ReadTimeout ends it.
+func TestTrickledBodyOnAnUnknownPathIsCut(t *testing.T) {
+	c := &config{httpLimits: httpLimits{HTTPHeaderTimeout: 300 * time.Millisecond, HTTPBodyTimeout: 300 * time.Millisecond}}
+	srv := newHTTPServer(c, http.NotFoundHandler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, conn) // returns when the server closes
+		close(closed)
+	}()
+	deadline := time.After(5 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-closed:
+			return
+		case <-deadline:
+			t.Fatal("a trickled body kept its connection open")
+		case <-tick.C:
+			_, _ = conn.Write([]byte("x"))
+		}
 	}
 }

@@ -94,8 +94,6 @@ func serve(ctx context.Context, c *config) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
-	// The body has its own deadline (web's BodyTimeout, 408 after it), so
-	// there is no ReadTimeout: it would cut a body the body timeout allows.
 	ln = web.LimitListener(ln, c.MaxConnections)
 	srv := newHTTPServer(c, handler)
 	stopInbound, err := startInbound(c, a, log)

@@ -117,6 +117,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		r = withRequest(r, req)
 		sw := &statusWriter{ResponseWriter: w}
 		sw.Header().Set("X-Request-Id", req.id)
+		if r.Body == nil || r.Body == http.NoBody {
+			// Nothing more to read: the server's ReadTimeout, a backstop
+			// for trickled bodies, must not cancel a long request.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in handler", "request_id", req.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
