@@ -72,6 +72,11 @@ func (h *headerLine) end() error {
 // rather than refused.
 func (h *headerLine) unstructured(v string) {
 	switch {
+	case plainASCII(v) && !strings.Contains(v, "=?") && longWordsBracketed(v, foldAt-h.start-1):
+		// A message id or URL in angle brackets (References, a custom
+		// header naming a link) is one token that readers must see as it
+		// is: it may pass 78 characters, never 998 (checked elsewhere).
+		h.words(v)
 	case longestWord(v)+h.start+1 > foldAt || plainASCII(v) && strings.Contains(v, "=?"):
 		// A literal "=?...?=" would be decoded by the reader, and a word
 		// too long for a line needs splitting.
@@ -195,6 +200,24 @@ func plainASCII(v string) bool {
 		}
 	}
 	return true
+}
+
+// longWordsBracketed reports whether every word of v longer than n is an
+// angle-bracketed token ("<id@host>", "<https://...>", with a trailing
+// comma allowed), and there is at least one.
+func longWordsBracketed(v string, n int) bool {
+	found := false
+	for _, w := range strings.Split(v, " ") {
+		if len(w) <= n {
+			continue
+		}
+		w = strings.TrimSuffix(w, ",")
+		if !strings.HasPrefix(w, "<") || !strings.HasSuffix(w, ">") {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 func longestWord(v string) int {

@@ -68,3 +68,28 @@ func isBody(raw []byte, line string) bool {
 	head, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
 	return !bytes.Contains(head, []byte(line))
 }
+
+// A long message id in References stays as it is (threading reads it),
+// while a long bare word in a subject is encoded to fit the lines.
+func TestLongBracketedTokensStay(t *testing.T) {
+	m := baseMessage()
+	id := "<" + strings.Repeat("CAF", 30) + "@mail.example.com>"
+	m.Headers = map[string]string{"References": id + " <short@example.com>"}
+	m.Subject = strings.Repeat("y", 120)
+	raw := mustBuild(t, m)
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := msg.Header.Get("References"); got != id+" <short@example.com>" {
+		t.Errorf("References = %q", got)
+	}
+	if got := decodeHeader(t, msg.Header.Get("Subject")); got != m.Subject {
+		t.Errorf("Subject = %q", got)
+	}
+	for _, line := range headerLines(raw) {
+		if len(line) > 78 && !strings.Contains(line, id) {
+			t.Errorf("line of %d: %q", len(line), line)
+		}
+	}
+}
