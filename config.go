@@ -41,6 +41,11 @@ type config struct {
 	InboundListen     string
 	InboundHost       string
 
+	SessionTTL     time.Duration
+	DisableSignups bool
+	SystemFrom     string
+	AutoDisable    bool
+
 	httpLimits
 }
 
@@ -61,7 +66,16 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
+	accountFlags(fs, c)
 	limitFlags(fs, c)
+}
+
+// accountFlags are the options of dashboard accounts.
+func accountFlags(fs *pflag.FlagSet, c *config) {
+	fs.DurationVar(&c.SessionTTL, "session-ttl", 168*time.Hour, "how long a dashboard login lasts")
+	fs.BoolVar(&c.DisableSignups, "disable-signups", false, "refuse POST /auth/signup (operators create users with herald user create)")
+	fs.StringVar(&c.SystemFrom, "system-from", "", "From address of platform mail (email verification, password reset); empty: none, users are verified at signup")
+	fs.BoolVar(&c.AutoDisable, "auto-disable", false, "disable a project whose bounce or complaint level is critical")
 }
 
 // deliveryFlags are the options of outbound and inbound mail.

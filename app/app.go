@@ -30,6 +30,7 @@ type Options struct {
 	InboundHost    string  // public host receiving bounces; "" when inbound is off
 	DNS            DNS     // sender-domain checks; *resolver.Client
 	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	Accounts       AccountOptions
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -53,6 +54,8 @@ type App struct {
 	dns      DNS
 	renderer *render.Renderer
 	snsCerts *snsCerts
+
+	accounts *accounts
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
 }
@@ -87,6 +90,8 @@ func New(o Options) *App {
 		renderer: render.NewRenderer(),
 		snsCerts: newSNSCerts(o.SNSFetcher),
 	}
+	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
 	if err != nil {

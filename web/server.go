@@ -46,6 +46,8 @@ type Server struct {
 	features map[string]bool
 	handler  http.Handler
 
+	authLimiter *rateLimiter // per IP on /auth/*; nil when rate limits are off
+
 	bodyTimeout time.Duration
 	warnings    []string
 
@@ -62,6 +64,7 @@ func New(o Options) *Server {
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,
 		warnings: append([]string{}, o.Warnings...)}
 	if o.RateLimit > 0 { // HERALD_RATE_LIMIT=0 turns off every rate limit
+		s.authLimiter = newRateLimiter(authIPLimit, time.Minute, o.Clock.Now)
 		s.publicLimiter = newRateLimiter(o.PublicRateLimit, time.Minute, o.Clock.Now)
 		s.keyFailures = newRateLimiter(o.FailedKeyLimit, time.Minute, o.Clock.Now)
 	}
@@ -156,7 +159,7 @@ func (s *Server) chain(rt route) http.Handler {
 			return
 		}
 		if rt.auth != authNone {
-			if err := s.authenticate(w, r, rt.auth); err != nil {
+			if err := s.authenticate(w, r, rt); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
