@@ -14,7 +14,7 @@ import (
 func TestHTTPLimitsFromEnvironment(t *testing.T) {
 	c := &config{}
 	cmd := newServeCmd(c)
-	if err := applyEnv(cmd); err != nil {
+	if err := applySettings(cmd, settings{env: os.LookupEnv}); err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTPBodyTimeout != 60*time.Second || c.HTTPHeaderTimeout != 10*time.Second ||
@@ -28,7 +28,7 @@ func TestHTTPLimitsFromEnvironment(t *testing.T) {
 	t.Setenv("HERALD_PUBLIC_RATE_LIMIT", "30")
 	c = &config{}
 	cmd = newServeCmd(c)
-	if err := applyEnv(cmd); err != nil {
+	if err := applySettings(cmd, settings{env: os.LookupEnv}); err != nil {
 		t.Fatal(err)
 	}
 	want := httpLimits{HTTPBodyTimeout: 7 * time.Second, HTTPHeaderTimeout: 3 * time.Second,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	// FailedKeyLimit is wrong keys per minute per client IP before that IP
 	// is refused (429) until the minute ends; 0: none.
 	FailedKeyLimit int
+	// Metrics counts requests and serves GET /metrics (nil: neither),
+	// behind MetricsToken when it is set.
+	Metrics      *metrics.Metrics
+	MetricsToken string
 }
 
 // Server is Herald's HTTP handler.
@@ -53,6 +58,9 @@ type Server struct {
 
 	// per client IP: the routes without a key, and wrong keys
 	publicLimiter, keyFailures *rateLimiter
+
+	metrics      *metrics.Metrics
+	metricsToken string
 }
 
 // New builds the handler for every route.
@@ -62,7 +70,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,
-		warnings: append([]string{}, o.Warnings...)}
+		warnings: append([]string{}, o.Warnings...), metrics: o.Metrics, metricsToken: o.MetricsToken}
 	if o.RateLimit > 0 { // HERALD_RATE_LIMIT=0 turns off every rate limit
 		s.authLimiter = newRateLimiter(authIPLimit, time.Minute, o.Clock.Now)
 		s.publicLimiter = newRateLimiter(o.PublicRateLimit, time.Minute, o.Clock.Now)
@@ -77,7 +85,7 @@ func New(o Options) *Server {
 	}
 	router := newRouter(routes, s.chain, http.HandlerFunc(s.notFound))
 	router.GlobalOPTIONS = s.preflight(public)
-	s.handler = s.outer(router)
+	s.handler = s.outer(s.withOps(withDashboard(router)))
 	return s
 }
 
@@ -132,10 +140,13 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					s.writeError(sw, r, fmt.Errorf("panic: %v", p))
 				}
 			}
+			// The route's pattern, never the path: paths carry link tokens.
+			took, route := time.Since(start), req.routeName()
+			s.metrics.Request(r.Method, route, sw.status, took)
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", req.id), slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-				slog.Duration("took", time.Since(start)), slog.String("project_id", req.project.ID))
+				slog.String("route", route), slog.Int("status", sw.status),
+				slog.Duration("took", took), slog.String("project_id", req.project.ID))
 		}()
 		next.ServeHTTP(sw, r)
 	})
@@ -152,6 +163,7 @@ func newRequestID() string {
 // Idempotency-Key handling.
 func (s *Server) chain(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqOf(r).route = rt.path
 		if rt.auth == authPublic {
 			setCORS(w.Header())
 		}
