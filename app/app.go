@@ -60,6 +60,8 @@ type App struct {
 	metrics  *metrics.Metrics
 	relay    *relayHealth
 	accounts *accounts
+
+	repeats *engagementRepeats // opens and clicks recorded in the last minute
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -103,6 +105,7 @@ func New(o Options) *App {
 		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
 	}
 	a.jobs = jobs
+	a.repeats = newEngagementRepeats()
 	return a
 }
 

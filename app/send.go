@@ -259,7 +259,14 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	if err != nil {
 		return renderFailure(ctx, "subject", err)
 	}
-	html, err := a.renderer.Render(ctx, out.body, vars, render.HTML)
+	var html, text string
+	if message.LooksLikeHTML(out.body) {
+		html, err = a.renderer.Render(ctx, out.body, vars, render.HTML)
+	} else { // plain text: its lines are kept, in the text part and as <br>
+		if text, err = a.renderer.Render(ctx, out.body, vars, render.Text); err == nil {
+			html = message.TextToHTML(text)
+		}
+	}
 	if err != nil {
 		return renderFailure(ctx, "body", err)
 	}
@@ -269,7 +276,7 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 		}
 	}
 	m := message.Message{From: out.from, To: []message.Address{rcpt}, ReplyTo: out.replyTo, Subject: subject,
-		HTML: html, Headers: out.headers, Attachments: out.attachments, MessageID: e.MessageID, Date: e.CreatedAt}
+		HTML: html, Text: text, Headers: out.headers, Attachments: out.attachments, MessageID: e.MessageID, Date: e.CreatedAt}
 	if out.marketing {
 		m.ListUnsubscribe, _ = vars["unsubscribeUrl"].(string)
 	}

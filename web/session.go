@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -103,16 +102,6 @@ func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
 		return s.checkOrigin(r)
 	}
 	return nil
-}
-
-// clientIP is the address the connection comes from. Forwarded headers
-// are not trusted: anyone can set them.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // authIPLimit is the per-IP budget of /auth/* requests per minute.
