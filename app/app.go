@@ -56,6 +56,7 @@ type App struct {
 	snsCerts *snsCerts
 
 	accounts *accounts
+	billing  *billingLocks
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -89,6 +90,7 @@ func New(o Options) *App {
 		snsCerts: newSNSCerts(o.SNSFetcher),
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.billing = newBillingLocks()
 	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})

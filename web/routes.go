@@ -151,5 +151,14 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/projects/:id/members", auth: authProject, role: app.RoleAdmin, handle: s.addMember},
 		{method: "PATCH", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.updateMember},
 		{method: "DELETE", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.removeMember},
+
+		// Accounts: billing without a payment provider
+		{method: "GET", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleMember, handle: s.billingLimits},
+		{method: "PUT", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleAdmin, handle: s.setBillingLimits},
+		{method: "GET", path: "/users/@me/projects/:id/billing-consumption", auth: authProject, role: app.RoleMember, handle: s.billingConsumption},
+		{method: "POST", path: "/users/@me/projects/:id/checkout", auth: authNone, handle: s.billingDisabled},
+		{method: "POST", path: "/users/@me/projects/:id/billing-portal", auth: authNone, handle: s.billingDisabled},
+		{method: "GET", path: "/users/@me/projects/:id/billing-invoices", auth: authNone, handle: s.billingDisabled},
+		{method: "POST", path: "/webhooks/incoming/payments", auth: authNone, handle: s.billingDisabled},
 	}
 }
