@@ -179,8 +179,8 @@ func newBillingLocks() *billingLocks {
 // ErrBillingLimit builds the error of a send over a cap.
 func billingLimitError(kind Kind, s UsageSource, limit, usage int64, n int) *Error {
 	return &Error{Kind: kind, Code: "BILLING_LIMIT_EXCEEDED",
-		Message: "This send would exceed the project's monthly " + string(s) + " limit of " + strconv.FormatInt(limit, 10) + " emails",
-		Details: map[string]any{"category": string(s), "limit": limit, "usage": usage, "requested": n},
+		Message:    "This send would exceed the project's monthly " + string(s) + " limit of " + strconv.FormatInt(limit, 10) + " emails",
+		Details:    map[string]any{"category": string(s), "limit": limit, "usage": usage, "requested": n},
 		Suggestion: "Raise the limit (PUT /users/@me/projects/{id}/billing-limits) or wait for next month"}
 }
 
