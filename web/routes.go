@@ -160,5 +160,9 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/users/@me/projects/:id/billing-portal", auth: authNone, handle: s.billingDisabled},
 		{method: "GET", path: "/users/@me/projects/:id/billing-invoices", auth: authNone, handle: s.billingDisabled},
 		{method: "POST", path: "/webhooks/incoming/payments", auth: authNone, handle: s.billingDisabled},
+
+		// Uploads: stored in the database, served to anyone
+		{method: "POST", path: "/uploads/image", auth: authSecret, handle: s.uploadImage, maxBody: maxUploadBody},
+		{method: "GET", path: "/uploads/:name", auth: authNone, handle: s.serveUpload},
 	}
 }
