@@ -60,7 +60,7 @@ func TestUploads(t *testing.T) {
 	name := regexp.MustCompile(`^http://herald\.test/uploads/[0-9a-f]{32}\.(png|jpg|gif|webp)$`)
 	for _, c := range []struct {
 		file, declared, want string
-		data             []byte
+		data                 []byte
 	}{
 		{"a.png", "image/png", "image/png", encoded(t, png.Encode)},
 		{"a.jpg", "image/jpeg", "image/jpeg", encoded(t, func(w io.Writer, m image.Image) error { return jpeg.Encode(w, m, nil) })},
