@@ -211,3 +211,28 @@ func TestSetupState(t *testing.T) {
 		t.Errorf("after a send: %v", st)
 	}
 }
+
+// The periodic upkeep removes ended sessions and, with auto-disable on,
+// disables a project in violation without anyone asking.
+func TestAccountUpkeep(t *testing.T) {
+	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{AutoDisable: true, SessionTTL: time.Hour}})
+	signupUser(t, e, "a@example.com")
+	seedEmails(t, e, e.Clock.Now(), 200, 30, 0)
+	e.Clock.Advance(2 * time.Hour)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var sessions int
+		var disabled bool
+		if err := e.DB.Reader().QueryRow(t.Context(), `SELECT (SELECT count(*) FROM sessions),
+			(SELECT disabled FROM projects WHERE id = ?)`, e.Project.ID).Scan(&sessions, &disabled); err != nil {
+			t.Fatal(err)
+		}
+		if sessions == 0 && disabled {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions %d, disabled %v", sessions, disabled)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
