@@ -236,3 +236,27 @@ func TestAccountUpkeep(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Auto-disable tells the project's owners by platform mail.
+func TestAutoDisableMailsTheOwners(t *testing.T) {
+	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{AutoDisable: true, SystemFrom: "no-reply@herald.test"}})
+	verifiedDomain(t, e, "herald.test")
+	e.RouteMail("example.com")
+	owner := ownEnvProject(t, e, "owner@example.com")
+	_, tok := mailTo(t, e, "owner@example.com", "/app/verify-email", 1)
+	expectStatus(t, e.Do("POST", "/auth/verify-email", "", map[string]any{"token": tok}), 200)
+	seedEmails(t, e, e.Clock.Now().Add(-time.Hour), 200, 30, 0)
+	if s := getSecurity(t, owner, e.Project.ID); !s.IsDisabled {
+		t.Fatalf("%+v", s)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, m := range e.Sink.Messages() {
+			if m.To[0] == "owner@example.com" && strings.Contains(htmlPart(t, m.Data), "disabled the project") {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no notice to the owner")
+}
