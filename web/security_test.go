@@ -132,9 +132,9 @@ func TestComplaintThresholdsOfAnOldProject(t *testing.T) {
 	owner := ownEnvProject(t, e, "owner@example.com")
 	e.Clock.Advance(31 * 24 * time.Hour)
 	now := e.Clock.Now()
-	// 2,000 emails 3 days ago with 2 complaints: 0.1% over 7 days is a
+	// 1,000 emails 3 days ago with 1 complaint: 0.1% over 7 days is a
 	// warning; all time needs 3 complaints.
-	seedEmails(t, e, now.Add(-72*time.Hour), 2000, 0, 2)
+	seedEmails(t, e, now.Add(-72*time.Hour), 1000, 0, 1)
 	s := getSecurity(t, owner, e.Project.ID)
 	if s.Status.IsNewProject || s.Levels.Complaint7Day != "warning" || s.Levels.ComplaintAllTime != "healthy" ||
 		s.Status.SevenDay.ComplaintRate != 0.1 {
@@ -145,8 +145,8 @@ func TestComplaintThresholdsOfAnOldProject(t *testing.T) {
 	if s = getSecurity(t, owner, e.Project.ID); s.Levels.Bounce7Day != "healthy" {
 		t.Fatalf("12 bounces of an old project: %+v", s)
 	}
-	// 4 complaints all time of 2,012: 0.199%: critical 7-day, and
-	// all-time 0.199% >= 0.12 with >= 3 but < 5 complaints: warning.
+	// 3 complaints of 1,014: 0.296%: critical over 7 days; all time
+	// 0.296% >= 0.12 with >= 3 but < 5 complaints: a warning.
 	seedEmails(t, e, now.Add(-time.Minute+time.Second), 2, 0, 2)
 	s = getSecurity(t, owner, e.Project.ID)
 	if s.Levels.Complaint7Day != "critical" || s.Levels.ComplaintAllTime != "warning" || !s.Status.ShouldDisable {
