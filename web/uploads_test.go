@@ -97,6 +97,8 @@ func TestUploads(t *testing.T) {
 	expectError(t, uploadImage(t, e, "big.png", "image/png", big, key...), 413, "PAYLOAD_TOO_LARGE")
 	expectError(t, uploadImage(t, e, "big.png", "image/png", big[:5<<20+1], key...), 413, "PAYLOAD_TOO_LARGE")
 	expectStatus(t, uploadImage(t, e, "max.png", "image/png", big[:5<<20], key...), 201)
+	huge := append(encoded(t, png.Encode), make([]byte, 8<<20)...)
+	expectError(t, uploadImage(t, e, "huge.png", "image/png", huge, key...), 413, "PAYLOAD_TOO_LARGE")
 
 	// A resource: a key or the session; the public key is refused.
 	expectError(t, uploadImage(t, e, "a.png", "image/png", encoded(t, png.Encode)), 401, "MISSING_AUTH")
