@@ -116,8 +116,17 @@ func TestUploadsAndProjectLifecycle(t *testing.T) {
 	owner := ownEnvProject(t, e, "owner@example.com")
 	r := uploadImage(t, e, "a.png", "image/png", encoded(t, png.Encode), "Authorization", "Bearer "+e.Project.Secret)
 	path := strings.TrimPrefix(r.JSON()["url"].(string), "http://herald.test")
+	verifiedDomain(t, e, "herald.test")
+	expectStatus(t, putLimits(owner, e.Project.ID, map[string]any{"workflows": 1, "campaigns": 2, "transactional": 3, "inbound": 4}), 200)
 	expectStatus(t, owner.write("POST", "/users/@me/projects/"+e.Project.ID+"/reset", nil), 200)
 	expectStatus(t, e.Do("GET", path, "", nil), 200)
+	// Domains and limits stay too.
+	if m := getLimits(t, owner, e.Project.ID); m["inbound"].Limit == nil || *m["inbound"].Limit != 4 {
+		t.Errorf("limits after reset: %+v", m)
+	}
+	if r := e.Secret("GET", "/domains/project/"+e.Project.ID, nil); !strings.Contains(string(r.Body), "herald.test") {
+		t.Errorf("domains after reset: %s", r.Body)
+	}
 	expectStatus(t, owner.write("DELETE", "/users/@me/projects/"+e.Project.ID, nil), 204)
 	expectStatus(t, e.Do("GET", path, "", nil), http.StatusNotFound)
 }
