@@ -129,13 +129,9 @@ func (as *assessment) rateCheck(w WindowStats, rate float64, count int64, warn, 
 func (a *App) ProjectSecurity(ctx context.Context, p Project) (Security, error) {
 	now := a.now()
 	q := a.db.Reader()
-	var counts [3]storage.MailCounts
-	for i, since := range []time.Time{now.Add(-24 * time.Hour), now.Add(-7 * 24 * time.Hour), {}} {
-		c, err := storage.ProjectMailCounts(ctx, q, p.ID, since)
-		if err != nil {
-			return Security{}, err
-		}
-		counts[i] = c
+	counts, err := storage.ProjectMailCounts(ctx, q, p.ID, now.Add(-24*time.Hour), now.Add(-7*24*time.Hour), time.Time{})
+	if err != nil {
+		return Security{}, err
 	}
 	day, week, all := windowStats(counts[0]), windowStats(counts[1]), windowStats(counts[2])
 	isNew := now.Sub(p.CreatedAt) < newProjectAge

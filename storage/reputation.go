@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -13,21 +15,30 @@ type MailCounts struct {
 	Complaints int64
 }
 
-// ProjectMailCounts counts a project's emails created since since, and
-// its permanent bounces and complaints that happened since since (a zero
-// since: all time).
-func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since time.Time) (MailCounts, error) {
-	from := int64(0)
-	if !since.IsZero() {
-		from = Millis(since)
+// ProjectMailCounts counts, for each instant of since (the zero time:
+// all time), a project's emails created since then, and its permanent
+// bounces and complaints that happened since then; one pass over the
+// project's emails serves every window.
+func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since ...time.Time) ([]MailCounts, error) {
+	var cols []string
+	args := []any{projectID}
+	for _, t := range since {
+		from := int64(0)
+		if !t.IsZero() {
+			from = Millis(t)
+		}
+		args = append(args, from)
+		n := "?" + strconv.Itoa(len(args))
+		cols = append(cols, "coalesce(sum(created_at >= "+n+" AND status <> 'CANCELLED'), 0)",
+			"coalesce(sum(bounced_at >= "+n+"), 0)", "coalesce(sum(complained_at >= "+n+"), 0)")
 	}
-	var c MailCounts
-	err := q.QueryRow(ctx, `SELECT
-		coalesce(sum(created_at >= ?2 AND status <> 'CANCELLED'), 0),
-		coalesce(sum(bounced_at >= ?2), 0),
-		coalesce(sum(complained_at >= ?2), 0)
-		FROM emails WHERE project_id = ?1`, projectID, from).Scan(&c.Total, &c.Bounces, &c.Complaints)
-	return c, err
+	out := make([]MailCounts, len(since))
+	dest := make([]any, 0, 3*len(since))
+	for i := range out {
+		dest = append(dest, &out[i].Total, &out[i].Bounces, &out[i].Complaints)
+	}
+	err := q.QueryRow(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM emails WHERE project_id = ?1`, args...).Scan(dest...)
+	return out, err
 }
 
 // CancelProjectEmails withdraws a project's emails that no delivery
