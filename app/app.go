@@ -62,6 +62,7 @@ type App struct {
 	accounts *accounts
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	billing *billingLocks
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -98,6 +99,7 @@ func New(o Options) *App {
 		relay:   &relayHealth{},
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.billing = newBillingLocks()
 	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})

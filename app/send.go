@@ -64,12 +64,18 @@ func (a *App) Send(ctx context.Context, project Project, in SendInput) (SendResu
 		return SendResult{}, err
 	}
 	res := SendResult{Emails: make([]SentEmail, 0, len(out.to))}
-	for _, rcpt := range out.to {
-		sent, err := a.sendOne(ctx, out, rcpt)
-		if err != nil {
-			return SendResult{}, err
+	err = a.WithinBillingLimit(ctx, project.ID, UsageTransactional, len(out.to), KindRateLimited, func() error {
+		for _, rcpt := range out.to {
+			sent, err := a.sendOne(ctx, out, rcpt)
+			if err != nil {
+				return err
+			}
+			res.Emails = append(res.Emails, sent)
 		}
-		res.Emails = append(res.Emails, sent)
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, err
 	}
 	res.Timestamp = a.now()
 	return res, nil

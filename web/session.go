@@ -88,6 +88,9 @@ func (s *Server) checkCSRF(r *http.Request, rt route, c app.Credentials) error {
 // loginGate guards /auth/*: the per-IP limit (off when HERALD_RATE_LIMIT
 // is 0) and, on POST, the Origin check.
 func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Path == "/auth/signup" && !s.app.AccountSettings().SignupsEnabled {
+		return app.ErrSignupsDisabled // before any check, the Origin's and the limit's too
+	}
 	if s.authLimiter != nil {
 		ok, _, reset := s.authLimiter.allow(clientIP(r))
 		if !ok {
