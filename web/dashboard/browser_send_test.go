@@ -39,8 +39,9 @@ func TestBrowser_TemplatePreview(t *testing.T) {
 		t.Fatalf("after create: %s", tb.eval(`location.pathname`))
 	}
 	tb.waitText("No campaign or workflow uses this template.")
+	original := tb.eval(`location.pathname`)
 	tb.click(button("Duplicate"))
-	tb.waitJS(`document.querySelector('#page-title').textContent.includes('Welcome') && !document.body.innerText.includes('Create template')`, 5*time.Second)
+	tb.waitJS(`location.pathname !== `+jsq(original)+` && document.querySelector('#page-title').textContent.includes('Welcome')`, 5*time.Second)
 	tb.click(`//nav[@aria-label="Main"]//a[.="Templates"]`)
 	tb.waitJS(`document.querySelectorAll('table.list tbody tr').length === 2`, 5*time.Second)
 }
