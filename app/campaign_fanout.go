@@ -152,6 +152,7 @@ func (a *App) fanOut(ctx context.Context, job *queue.RunningJob, c storage.Campa
 		}
 	}
 	for {
+		a.paceFanout(ctx)
 		contacts, err := storage.AudienceBatch(ctx, a.db.Reader(), aud, cp.After, CampaignBatch)
 		if err != nil {
 			return err

@@ -71,7 +71,7 @@ func New(o Options) *Server {
 	}
 	router := newRouter(routes, s.chain, http.HandlerFunc(s.notFound))
 	router.GlobalOPTIONS = s.preflight(public)
-	s.handler = s.outer(s.withOps(router))
+	s.handler = s.outer(s.withOps(withDashboard(router)))
 	return s
 }
 
