@@ -47,6 +47,8 @@ type config struct {
 	DisableSignups bool
 	SystemFrom     string
 	AutoDisable    bool
+
+	httpLimits
 }
 
 // globalFlags are the options every command takes.
@@ -69,6 +71,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	deliveryFlags(fs, c)
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
 	accountFlags(fs, c)
+	limitFlags(fs, c)
 }
 
 // accountFlags are the options of dashboard accounts.

@@ -60,6 +60,9 @@ type App struct {
 	metrics  *metrics.Metrics
 	relay    *relayHealth
 	accounts *accounts
+
+	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	billing *billingLocks
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -96,6 +99,7 @@ func New(o Options) *App {
 		relay:   &relayHealth{},
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.billing = newBillingLocks()
 	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
@@ -103,6 +107,7 @@ func New(o Options) *App {
 		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
 	}
 	a.jobs = jobs
+	a.repeats = newEngagementRepeats()
 	return a
 }
 

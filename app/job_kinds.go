@@ -22,6 +22,7 @@ const (
 	JobCheckDomains   = "domains.check"
 	JobSegments       = "segments.refresh"
 	JobCleanup        = "maintenance.cleanup"
+	JobAccounts       = "accounts.upkeep"
 )
 
 func (a *App) jobLanes(workers int) []queue.Lane {
@@ -72,6 +73,12 @@ func (a *App) jobKinds() []queue.Kind {
 	}, {
 		Name: JobCleanup, Lane: DefaultLane, Run: a.runCleanup,
 		Every:  time.Hour,
+		GiveUp: queue.Reschedule(),
+	}, {
+		// Periodic: ended sessions and tokens go; with auto-disable on,
+		// projects whose reputation is critical are disabled.
+		Name: JobAccounts, Lane: DefaultLane, Run: a.runAccountUpkeep,
+		Retry: queue.Retry{MaxAttempts: 1}, Every: AccountUpkeepEvery,
 		GiveUp: queue.Reschedule(),
 	}}
 }

@@ -30,6 +30,7 @@ func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 		app.JobCheckDomains:   "rescheduled",
 		app.JobSegments:       "rescheduled",
 		app.JobCleanup:        "rescheduled",
+		app.JobAccounts:       "rescheduled",
 	}
 	if len(kinds) != len(want) {
 		t.Errorf("%d kinds in the table, %d expected here: a new kind needs its outcome checked", len(kinds), len(want))

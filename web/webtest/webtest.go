@@ -78,6 +78,9 @@ type Options struct {
 	Accounts app.AccountOptions
 	// BaseURL is app.Options.BaseURL; default http://herald.test.
 	BaseURL string
+	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
+	PublicRateLimit, FailedKeyLimit int
+	Warnings                        []string
 }
 
 // FastPasswords are argon2id parameters for tests: same code path, a
@@ -127,6 +130,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
+		PublicRateLimit: o.PublicRateLimit, FailedKeyLimit: o.FailedKeyLimit, Warnings: o.Warnings,
 		Metrics: o.Metrics, MetricsToken: o.MetricsToken}))
 	e.runCtx = ctx
 	if o.NoWorkers {
