@@ -30,6 +30,8 @@ type Options struct {
 	InboundHost    string  // public host receiving bounces; "" when inbound is off
 	DNS            DNS     // sender-domain checks; *resolver.Client
 	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+
+	Webhooks WebhookOptions // the workflow WEBHOOK step's client
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -53,6 +55,9 @@ type App struct {
 	dns      DNS
 	renderer *render.Renderer
 	snsCerts *snsCerts
+
+	triggers *workflowTriggers // the workflow engine's table of wanted event names
+	webhooks WebhookOptions
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -84,6 +89,9 @@ func New(o Options) *App {
 		dns:      o.DNS,
 		renderer: render.NewRenderer(),
 		snsCerts: newSNSCerts(o.SNSFetcher),
+
+		triggers: newWorkflowTriggers(),
+		webhooks: o.Webhooks.withDefaults(),
 	}
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})

@@ -92,7 +92,7 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 		ev := storage.Event{ID: newID(), ProjectID: projectID, ContactID: change.contact.ID,
 			Name: name, Data: eventData, CreatedAt: a.now()}
 		res = TrackResult{Contact: ev.ContactID, Event: ev.ID, Timestamp: ev.CreatedAt}
-		return tx.InsertEvent(ctx, ev)
+		return a.insertEvent(ctx, tx, ev)
 	})
 	return res, err
 }
