@@ -40,6 +40,9 @@ type config struct {
 	DeliveryGiveUp    time.Duration
 	InboundListen     string
 	InboundHost       string
+
+	WebhookRetryBase    time.Duration
+	WebhookAllowPrivate bool
 }
 
 // globalFlags are the options every command takes.
@@ -59,6 +62,8 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
+	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", 30*time.Second, "workflow WEBHOOK steps retry after this, then ×2, ×4, ×8")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let workflow WEBHOOK steps call loopback, private, link-local and other internal addresses")
 }
 
 // deliveryFlags are the options of outbound and inbound mail.

@@ -80,6 +80,7 @@ func serve(ctx context.Context, c *config) error {
 		Mailer: mailer, InboundHost: c.InboundHost,
 		Delivery: app.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
+		Webhooks: app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
 	})
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
 		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",

@@ -124,5 +124,23 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/analytics/top-campaigns", auth: authSecret, handle: s.analyticsTopCampaigns},
 		{method: "GET", path: "/analytics/campaign-stats", auth: authSecret, handle: s.analyticsCampaignStats},
 		{method: "GET", path: "/analytics/top-events", auth: authSecret, handle: s.analyticsTopEvents},
+
+		// Workflows
+		{method: "GET", path: "/workflows", auth: authSecret, handle: s.listWorkflows},
+		{method: "POST", path: "/workflows", auth: authSecret, handle: s.createWorkflow},
+		{method: "GET", path: "/workflows/fields", auth: authSecret, handle: s.workflowFields},
+		{method: "GET", path: "/workflows/:id", auth: authSecret, handle: s.getWorkflow},
+		{method: "PATCH", path: "/workflows/:id", auth: authSecret, handle: s.updateWorkflow},
+		{method: "DELETE", path: "/workflows/:id", auth: authSecret, handle: s.deleteWorkflow},
+		{method: "POST", path: "/workflows/:id/steps", auth: authSecret, handle: s.addStep},
+		{method: "PATCH", path: "/workflows/:id/steps/:stepId", auth: authSecret, handle: s.updateStep},
+		{method: "DELETE", path: "/workflows/:id/steps/:stepId", auth: authSecret, handle: s.deleteStep},
+		{method: "POST", path: "/workflows/:id/transitions", auth: authSecret, handle: s.addTransition},
+		{method: "DELETE", path: "/workflows/:id/transitions/:transitionId", auth: authSecret, handle: s.deleteTransition},
+		{method: "POST", path: "/workflows/:id/executions", auth: authSecret, handle: s.startExecution},
+		{method: "GET", path: "/workflows/:id/executions", auth: authSecret, handle: s.listExecutions},
+		{method: "POST", path: "/workflows/:id/executions/cancel-all", auth: authSecret, handle: s.cancelAllExecutions},
+		{method: "GET", path: "/workflows/:id/executions/:executionId", auth: authSecret, handle: s.getExecution},
+		{method: "DELETE", path: "/workflows/:id/executions/:executionId", auth: authSecret, handle: s.cancelExecution},
 	}
 }
