@@ -26,10 +26,6 @@ type Email struct {
 	CampaignID   string     `json:"campaignId,omitempty"`
 	TemplateID   string     `json:"templateId,omitempty"`
 	WorkflowID   string     `json:"workflowId,omitempty"`
-	// WorkflowExecutionID and WorkflowStepExecutionID name the SEND_EMAIL
-	// step execution that sent it; the latter is its idempotency key.
-	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
-	WorkflowStepExecutionID string `json:"-"`
 	MessageID    string     `json:"messageId"`
 	Sender       string     `json:"from"`
 	Recipient    string     `json:"to"`
@@ -52,6 +48,11 @@ type Email struct {
 	ComplainedAt *time.Time `json:"complainedAt"`
 	CreatedAt    time.Time  `json:"createdAt"`
 	UpdatedAt    time.Time  `json:"updatedAt"`
+
+	// WorkflowExecutionID and WorkflowStepExecutionID name the SEND_EMAIL
+	// step execution that sent it; the latter is its idempotency key.
+	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
+	WorkflowStepExecutionID string `json:"-"`
 }
 
 const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
