@@ -42,7 +42,8 @@ func scanWorkflow(s scanner) (Workflow, error) {
 
 // InsertWorkflow stores a new workflow.
 func (tx *Tx) InsertWorkflow(ctx context.Context, w Workflow) error {
-	_, err := tx.Exec(ctx, `INSERT INTO workflows (`+workflowColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := tx.Exec(ctx, `INSERT INTO workflows (id, project_id, name, description, enabled, allow_reentry, trigger_type,
+		trigger_config, event_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		w.ID, w.ProjectID, w.Name, w.Description, w.Enabled, w.AllowReentry, w.TriggerType, string(w.TriggerConfig),
 		nullable(w.EventName), Millis(w.CreatedAt), Millis(w.UpdatedAt))
 	return err

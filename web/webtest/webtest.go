@@ -64,6 +64,9 @@ type Options struct {
 	Log *slog.Logger
 	// BodyTimeout is web.Options.BodyTimeout.
 	BodyTimeout time.Duration
+	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
+	// test's DNS server.
+	Webhooks app.WebhookOptions
 }
 
 // Start is a time far from any edge, so that tests read well.
@@ -90,7 +93,7 @@ func New(t testing.TB, o Options) *Env {
 	t.Cleanup(func() { mailer.Close() })
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher})
+		SNSFetcher: o.SNSFetcher, Webhooks: webhooks(o.Webhooks, dns)})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout}))
 	e.runCtx = ctx
@@ -248,4 +251,11 @@ func (e *Env) AdvanceToRetry(kind string) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	e.T.Fatalf("no %s job was scheduled for later", kind)
+}
+
+func webhooks(o app.WebhookOptions, dns *resolver.Client) app.WebhookOptions {
+	if o.Resolver == nil {
+		o.Resolver = dns
+	}
+	return o
 }
