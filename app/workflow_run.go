@@ -356,6 +356,12 @@ func (a *App) emitWorkflowEvent(ctx context.Context, tx *storage.Tx, w storage.W
 	if err != nil {
 		return err
 	}
-	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
+	contact := x.ContactID
+	if exists, err := storage.ContactExists(ctx, tx, contact); err != nil {
+		return err
+	} else if !exists {
+		contact = "" // deleted meanwhile: the item stays, without its contact
+	}
+	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: contact,
 		Name: name, Data: data, CreatedAt: a.now()})
 }

@@ -153,3 +153,10 @@ func (tx *Tx) PullJobEarlier(ctx context.Context, uniqueKey string, runAt time.T
 		Millis(runAt), uniqueKey)
 	return err
 }
+
+// ContactExists reports whether a contact is still there.
+func ContactExists(ctx context.Context, q Querier, id string) (bool, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM contacts WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
+}
