@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,4 +118,21 @@ func TestWorkflowsSurviveKill(t *testing.T) {
 		t.Errorf("%v contact.unsubscribed events, want %d", ev.body["total"], n)
 	}
 	s.stop(t)
+
+	// The operator's view.
+	var ws []map[string]any
+	if err := json.Unmarshal([]byte(run(t, bin, env, "workflow", "list", "--json")), &ws); err != nil || len(ws) != 1 || ws[0]["id"] != wf {
+		t.Fatalf("workflow list: %v %v", err, ws)
+	}
+	if out := run(t, bin, env, "workflow", "show", wf); !strings.Contains(out, "SEND_EMAIL") || !strings.Contains(out, "Onboard") {
+		t.Errorf("workflow show: %s", out)
+	}
+	var page struct {
+		Data  []map[string]any `json:"data"`
+		Total int              `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(run(t, bin, env, "workflow", "executions", wf, "--status", "COMPLETED", "--limit", "5", "--json")), &page); err != nil ||
+		page.Total != n || len(page.Data) != 5 {
+		t.Errorf("workflow executions: %v %d %d", err, page.Total, len(page.Data))
+	}
 }

@@ -32,5 +32,6 @@ func newRootCmd() *cobra.Command {
 	globalFlags(root.PersistentFlags(), c)
 	annotateEnv(root.PersistentFlags())
 	root.AddCommand(newServeCmd(c), newMigrateCmd(c), newProjectCmd(c), newVersionCmd())
+	root.AddCommand(newWorkflowCmd(c))
 	return root
 }
