@@ -194,12 +194,14 @@ func (a *App) runWorkflowWebhook(ctx context.Context, job *queue.RunningJob) (an
 	// sends the same body, signed afresh.
 	var req webhookRequest
 	var failure string
-	if len(job.Checkpoint) > 0 && json.Unmarshal(job.Checkpoint, &req) == nil && req.URL != "" {
-	} else if req, failure, err = a.buildWebhook(ctx, x, se); err != nil {
-		return nil, err
-	} else if failure == "" {
-		if err := job.Progress(ctx, 0, req); err != nil {
+	if len(job.Checkpoint) == 0 || json.Unmarshal(job.Checkpoint, &req) != nil || req.URL == "" {
+		if req, failure, err = a.buildWebhook(ctx, x, se); err != nil {
 			return nil, err
+		}
+		if failure == "" {
+			if err := job.Progress(ctx, 0, req); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res := &webhookResult{stepExecID: se.ID}

@@ -29,6 +29,7 @@ type StepExecution struct {
 	ExecuteAfter *time.Time      `json:"executeAfter"`
 	StartedAt    time.Time       `json:"startedAt"`
 	CompletedAt  *time.Time      `json:"completedAt"`
+	CreatedAt    time.Time       `json:"createdAt"` // made as it starts: StartedAt
 }
 
 const stepExecColumns = `id, execution_id, step_id, step_name, step_type, status, output, error, execute_after, started_at, completed_at`
@@ -50,6 +51,7 @@ func scanStepExec(s scanner) (StepExecution, error) {
 	}
 	x.ExecuteAfter, x.CompletedAt = optTime(after), optTime(completed)
 	x.StartedAt = FromMillis(started)
+	x.CreatedAt = x.StartedAt
 	return x, notFound(err)
 }
 

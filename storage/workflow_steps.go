@@ -18,6 +18,12 @@ type WorkflowStep struct {
 	TemplateID *string         `json:"templateId"`
 	CreatedAt  time.Time       `json:"createdAt"`
 	UpdatedAt  time.Time       `json:"updatedAt"`
+
+	// Steps and transitions share one shape (contracts/workflows.md): a
+	// step's edge fields are always null.
+	Condition   any     `json:"condition"`
+	Branch      *string `json:"branch"`
+	WaitOutcome *string `json:"waitOutcome"`
 }
 
 const stepColumns = `id, workflow_id, type, name, position, config, template_id, created_at, updated_at`
@@ -108,6 +114,7 @@ type WorkflowTransition struct {
 	Branch      *string   `json:"branch"`
 	WaitOutcome *string   `json:"waitOutcome"`
 	Priority    int       `json:"priority"`
+	TemplateID  *string   `json:"templateId"` // always null: the shape steps share
 	CreatedAt   time.Time `json:"createdAt"`
 }
 
