@@ -61,9 +61,9 @@ func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any,
 				empty = true
 				return job.FinishIn(ctx, tx)
 			}
-			wfs := map[string][]storage.Workflow{}
+			wfs, graphs := map[string][]storage.Workflow{}, map[string]*graph{}
 			for i := range evs {
-				if err := a.enrolEvent(ctx, tx, wfs, &evs[i]); err != nil {
+				if err := a.enrolEvent(ctx, tx, wfs, graphs, &evs[i]); err != nil {
 					return err
 				}
 			}
@@ -76,7 +76,7 @@ func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any,
 }
 
 // enrolEvent handles one inbox event inside the batch's write.
-func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, ev *storage.InboxEvent) error {
+func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, graphs map[string]*graph, ev *storage.InboxEvent) error {
 	key := ev.ProjectID + "\x00" + ev.Name
 	wfs, ok := cache[key]
 	if !ok {
@@ -91,7 +91,7 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 		}
 		cache[key] = wfs
 	}
-	if err := a.endWaits(ctx, tx, ev); err != nil {
+	if err := a.endWaits(ctx, tx, graphs, ev); err != nil {
 		return err
 	}
 	if len(wfs) == 0 {
@@ -128,14 +128,14 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 			continue
 		}
 		source := ev.EventID
-		x, err := a.newExecution(ctx, tx, w, c, execCtx, &source)
+		x, err := a.newExecution(ctx, tx, w, c, execCtx, &source, graphs)
 		if err != nil {
 			return err
 		}
 		if x.ID == "" {
 			continue // already enrolled from this event
 		}
-		if err := a.advance(ctx, tx, newRun(w, &x), stepInput{}); err != nil {
+		if err := a.advance(ctx, tx, newRun(w, &x, graphs), stepInput{}); err != nil {
 			return err
 		}
 	}
@@ -144,7 +144,7 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 
 // endWaits ends the WAIT_FOR_EVENT steps of the contact that await the
 // event's name and began before it.
-func (a *App) endWaits(ctx context.Context, tx *storage.Tx, ev *storage.InboxEvent) error {
+func (a *App) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*graph, ev *storage.InboxEvent) error {
 	xs, err := storage.WaitingForEvent(ctx, tx, ev.ContactID, ev.Name)
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (a *App) endWaits(ctx context.Context, tx *storage.Tx, ev *storage.InboxEve
 		if err != nil {
 			return err
 		}
-		if err := a.advance(ctx, tx, newRun(w, x), stepInput{event: ev}); err != nil {
+		if err := a.advance(ctx, tx, newRun(w, x, graphs), stepInput{event: ev}); err != nil {
 			return err
 		}
 	}
@@ -212,7 +212,7 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 		moved := 0
 		err = a.db.Write(ctx, func(tx *storage.Tx) error {
 			moved = 0
-			wfs := map[string]storage.Workflow{}
+			wfs, graphs := map[string]storage.Workflow{}, map[string]*graph{}
 			for _, d := range due {
 				x, err := storage.ExecutionByIDAny(ctx, tx, d.ID)
 				if errors.Is(err, storage.ErrNotFound) {
@@ -232,7 +232,7 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 					wfs[x.WorkflowID] = w
 				}
 				before := x.DueAt
-				if err := a.advance(ctx, tx, newRun(w, &x), stepInput{mail: mails[x.ID]}); err != nil {
+				if err := a.advance(ctx, tx, newRun(w, &x, graphs), stepInput{mail: mails[x.ID]}); err != nil {
 					return err
 				}
 				if x.DueAt == nil || !x.DueAt.Equal(*before) || x.Status != storage.ExecRunning {

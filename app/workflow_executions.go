@@ -67,8 +67,10 @@ func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, 
 			}
 			return err
 		}
-		x, err = a.newExecution(ctx, tx, w, c, execCtx, nil)
-		return err
+		if x, err = a.newExecution(ctx, tx, w, c, execCtx, nil, nil); err != nil {
+			return err
+		}
+		return a.wakeEngine(ctx, tx, *x.DueAt) // it runs after the answer
 	})
 	return x, err
 }

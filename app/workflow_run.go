@@ -32,9 +32,22 @@ type stepInput struct {
 
 // execRun is an execution being moved inside one write.
 type execRun struct {
-	w    storage.Workflow
-	x    *storage.Execution
-	vars map[string]any // the execution's context
+	w      storage.Workflow
+	x      *storage.Execution
+	vars   map[string]any    // the execution's context
+	graphs map[string]*graph // the write's graphs by workflow: the engine never changes one
+}
+
+// graph is the execution's workflow graph, loaded once per write.
+func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*graph, error) {
+	if g, ok := r.graphs[r.w.ID]; ok {
+		return g, nil
+	}
+	g, err := loadGraph(ctx, tx, r.w.ID)
+	if err == nil {
+		r.graphs[r.w.ID] = g
+	}
+	return g, err
 }
 
 func (r *execRun) saveContext() {
@@ -42,26 +55,31 @@ func (r *execRun) saveContext() {
 	r.x.Context = b
 }
 
-func newRun(w storage.Workflow, x *storage.Execution) *execRun {
+// newRun starts moving an execution; graphs is shared by the executions
+// of one write (nil: a fresh one).
+func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*graph) *execRun {
 	vars, _ := decodeData(x.Context)
 	if vars == nil {
 		vars = map[string]any{}
 	}
-	return &execRun{w: w, x: x, vars: vars}
+	if graphs == nil {
+		graphs = map[string]*graph{}
+	}
+	return &execRun{w: w, x: x, vars: vars, graphs: graphs}
 }
 
 // newExecution creates a RUNNING execution at the workflow's TRIGGER step,
-// due now. It reports a zero Execution when the workflow already ran for
-// the source event.
-func (a *App) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string) (Execution, error) {
-	steps, err := storage.WorkflowSteps(ctx, tx, w.ID)
+// due now; the caller runs it or wakes the engine. It reports a zero
+// Execution when the workflow already ran for the source event.
+func (a *App) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string, graphs map[string]*graph) (Execution, error) {
+	g, err := newRun(w, &storage.Execution{}, graphs).graph(ctx, tx)
 	if err != nil {
 		return Execution{}, err
 	}
 	var trigger *storage.WorkflowStep
-	for i := range steps {
-		if steps[i].Type == StepTrigger {
-			trigger = &steps[i]
+	for i := range g.steps {
+		if g.steps[i].Type == StepTrigger {
+			trigger = &g.steps[i]
 		}
 	}
 	if trigger == nil {
@@ -75,10 +93,7 @@ func (a *App) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workfl
 	if err != nil || !ok {
 		return Execution{}, err
 	}
-	if err := a.emitWorkflowEvent(ctx, tx, w, x, "workflow.started"); err != nil {
-		return Execution{}, err
-	}
-	return x, a.wakeEngine(ctx, tx, now)
+	return x, a.emitWorkflowEvent(ctx, tx, w, x, "workflow.started")
 }
 
 // advance moves an execution as far as it can go now: it ends the open
@@ -103,7 +118,7 @@ func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepIn
 	// The last step ended but the execution did not move on: a write that
 	// ended a step always moves it, so this is only reached if the graph
 	// changed under it. Carry on from the step's way out.
-	next, err := a.nextStep(ctx, tx, last.StepID, "", "")
+	next, err := a.nextStep(ctx, tx, r, last.StepID, "", "")
 	if err != nil {
 		return err
 	}
@@ -117,12 +132,13 @@ func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID st
 		if stepID == "" {
 			return a.finishExecution(ctx, tx, r.w, r.x, storage.ExecCompleted, "")
 		}
-		st, err := storage.StepByID(ctx, tx, stepID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return a.failExecution(ctx, tx, r, nil, "The step "+stepID+" was deleted while the execution ran")
-		}
+		g, err := r.graph(ctx, tx)
 		if err != nil {
 			return err
+		}
+		st, ok := g.byID[stepID]
+		if !ok {
+			return a.failExecution(ctx, tx, r, nil, "The step "+stepID+" was deleted while the execution ran")
 		}
 		now := a.now()
 		se := &storage.StepExecution{ID: newID(), ExecutionID: r.x.ID, StepID: st.ID,
@@ -168,7 +184,7 @@ func (a *App) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st stor
 	complete := func(output any, branch, outcome string) (string, bool, error) {
 		se.Output, _ = json.Marshal(output)
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		n, err := a.nextStep(ctx, tx, st.ID, branch, outcome)
+		n, err := a.nextStep(ctx, tx, r, st.ID, branch, outcome)
 		return n, false, err
 	}
 	switch st.Type {
@@ -247,7 +263,7 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 			return "", false, err
 		}
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, nil, ""
-		n, err := a.nextStep(ctx, tx, se.StepID, branch, outcome)
+		n, err := a.nextStep(ctx, tx, r, se.StepID, branch, outcome)
 		return n, true, err
 	}
 	switch se.Step.Type {
@@ -299,12 +315,12 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 // nextStep follows a step's way out: the transition of the branch (a
 // CONDITION) or outcome (a WAIT_FOR_EVENT), else the first one by priority.
 // "" means none: the execution is done.
-func (a *App) nextStep(ctx context.Context, tx *storage.Tx, stepID, branch, outcome string) (string, error) {
-	ts, err := storage.TransitionsFrom(ctx, tx, stepID)
+func (a *App) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, branch, outcome string) (string, error) {
+	g, err := r.graph(ctx, tx)
 	if err != nil {
 		return "", err
 	}
-	for _, t := range ts {
+	for _, t := range g.out[stepID] {
 		switch {
 		case branch != "":
 			if t.Branch != nil && *t.Branch == branch {

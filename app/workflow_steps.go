@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"strings"
 
 	"github.com/heraldmail/herald/storage"
@@ -273,6 +274,9 @@ func loadGraph(ctx context.Context, q storage.Querier, workflowID string) (*grap
 	for _, t := range ts {
 		g.out[t.FromStepID] = append(g.out[t.FromStepID], t)
 		g.in[t.ToStepID] = append(g.in[t.ToStepID], t)
+	}
+	for _, out := range g.out { // the engine takes the highest priority first, then the oldest
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Priority > out[j].Priority })
 	}
 	return g, nil
 }

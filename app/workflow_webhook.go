@@ -241,7 +241,7 @@ func (a *App) recordWebhook(ctx context.Context, x storage.Execution, res *webho
 		if err != nil {
 			return err
 		}
-		return a.advance(ctx, tx, newRun(w, &cur), stepInput{hook: res})
+		return a.advance(ctx, tx, newRun(w, &cur, nil), stepInput{hook: res})
 	})
 }
 
@@ -287,7 +287,7 @@ func (a *App) giveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job
 	_ = json.Unmarshal(se.Output, &out)
 	out["attempts"] = job.MaxAttempts
 	msg := fmt.Sprintf("Webhook failed after %d attempts: %v", job.MaxAttempts, cause)
-	return a.advance(ctx, tx, newRun(w, &x), stepInput{hook: &webhookResult{stepExecID: se.ID, output: out, failure: msg}})
+	return a.advance(ctx, tx, newRun(w, &x, nil), stepInput{hook: &webhookResult{stepExecID: se.ID, output: out, failure: msg}})
 }
 
 // callWebhook sends a signed request and reads at most 16 KiB of answer.
