@@ -16,7 +16,7 @@ import (
 // enough that a write stays short.
 const (
 	enrolBatch = 256
-	dueBatch   = 256
+	dueBatch   = 512
 )
 
 // wakeEngine makes sure the run job looks at the executions due at t:
@@ -213,14 +213,17 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 		err = a.db.Write(ctx, func(tx *storage.Tx) error {
 			moved = 0
 			wfs, graphs := map[string]storage.Workflow{}, map[string]*graph{}
-			for _, d := range due {
-				x, err := storage.ExecutionByIDAny(ctx, tx, d.ID)
-				if errors.Is(err, storage.ErrNotFound) {
-					continue
-				}
-				if err != nil {
-					return err
-				}
+			ids := make([]string, len(due))
+			for i, d := range due {
+				ids[i] = d.ID
+			}
+			// Read again inside the write: a cancel or an event may have
+			// moved them since.
+			current, err := storage.ExecutionsByIDs(ctx, tx, ids)
+			if err != nil {
+				return err
+			}
+			for _, x := range current {
 				if !x.Active() || x.DueAt == nil || x.DueAt.After(now) {
 					continue
 				}

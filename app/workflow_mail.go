@@ -25,6 +25,9 @@ func (a *App) prepareMails(ctx context.Context, due []storage.Execution) (map[st
 	out := map[string]*preparedMail{}
 	r := a.db.Reader()
 	for _, x := range due {
+		if x.CurrentStep == nil || x.CurrentStep.Type != StepSendEmail {
+			continue // the last step execution started is not an email's
+		}
 		se, err := storage.LastStepExec(ctx, r, x.ID)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue

@@ -372,12 +372,7 @@ func (a *App) emitWorkflowEvent(ctx context.Context, tx *storage.Tx, w storage.W
 	if err != nil {
 		return err
 	}
-	contact := x.ContactID
-	if exists, err := storage.ContactExists(ctx, tx, contact); err != nil {
-		return err
-	} else if !exists {
-		contact = "" // deleted meanwhile: the item stays, without its contact
-	}
-	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: contact,
+	// A contact deleted meanwhile leaves the item without its contact.
+	return tx.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
 		Name: name, Data: data, CreatedAt: a.now()})
 }

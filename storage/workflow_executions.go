@@ -118,6 +118,13 @@ func ExecutionByID(ctx context.Context, q Querier, workflowID, id string) (Execu
 		WHERE e.workflow_id = ? AND e.id = ?`, workflowID, id))
 }
 
+// ExecutionsByIDs reads executions by id, in no particular order.
+func ExecutionsByIDs(ctx context.Context, q Querier, ids []string) ([]Execution, error) {
+	rows, err := q.Query(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
+		WHERE e.id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+	return collect(rows, err, scanExecution)
+}
+
 // ExecutionByIDAny finds an execution by id alone (the engine).
 func ExecutionByIDAny(ctx context.Context, q Querier, id string) (Execution, error) {
 	return scanExecution(q.QueryRow(ctx, `SELECT `+executionColumns+` FROM workflow_executions e WHERE e.id = ?`, id))
