@@ -69,10 +69,42 @@ func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any,
 			}
 			return nil
 		})
+		if err != nil {
+			err = a.enrolSingly(ctx, err)
+		}
 		if err != nil || empty {
 			return nil, err
 		}
 	}
+}
+
+// enrolSingly handles the next batch's events one write each; an event
+// that fails on its own is dropped with a log line rather than holding up
+// every event after it.
+func (a *App) enrolSingly(ctx context.Context, cause error) error {
+	a.log.Warn("workflow enrolment batch failed; taking its events one by one", "err", cause)
+	for range enrolBatch {
+		empty := false
+		err := a.db.Write(ctx, func(tx *storage.Tx) error {
+			evs, err := tx.TakeInbox(ctx, 1)
+			if err != nil || len(evs) == 0 {
+				empty = err == nil
+				return err
+			}
+			return a.enrolEvent(ctx, tx, map[string][]storage.Workflow{}, map[string]*graph{}, &evs[0])
+		})
+		if err != nil {
+			a.log.Error("workflow enrolment dropped an event", "err", err)
+			err = a.db.Write(ctx, func(tx *storage.Tx) error {
+				_, err := tx.TakeInbox(ctx, 1)
+				return err
+			})
+		}
+		if err != nil || empty {
+			return err
+		}
+	}
+	return nil
 }
 
 // enrolEvent handles one inbox event inside the batch's write.
@@ -209,41 +241,12 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 		if err != nil {
 			return nil, err
 		}
-		moved := 0
-		err = a.db.Write(ctx, func(tx *storage.Tx) error {
-			moved = 0
-			wfs, graphs := map[string]storage.Workflow{}, map[string]*graph{}
-			ids := make([]string, len(due))
-			for i, d := range due {
-				ids[i] = d.ID
-			}
-			// Read again inside the write: a cancel or an event may have
-			// moved them since.
-			current, err := storage.ExecutionsByIDs(ctx, tx, ids)
-			if err != nil {
-				return err
-			}
-			for _, x := range current {
-				if !x.Active() || x.DueAt == nil || x.DueAt.After(now) {
-					continue
-				}
-				w, ok := wfs[x.WorkflowID]
-				if !ok {
-					if w, err = storage.WorkflowByID(ctx, tx, x.ProjectID, x.WorkflowID); err != nil {
-						return err
-					}
-					wfs[x.WorkflowID] = w
-				}
-				before := x.DueAt
-				if err := a.advance(ctx, tx, newRun(w, &x, graphs), stepInput{mail: mails[x.ID]}); err != nil {
-					return err
-				}
-				if x.DueAt == nil || !x.DueAt.Equal(*before) || x.Status != storage.ExecRunning {
-					moved++
-				}
-			}
-			return nil
-		})
+		moved, err := a.moveDue(ctx, due, mails, now)
+		if err != nil && len(due) > 1 {
+			// One execution the engine cannot move must not hold up the
+			// others: move them one by one and fail the broken one.
+			moved, err = a.moveDueSingly(ctx, due, mails, now, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -257,6 +260,77 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 			stalled = 0
 		}
 	}
+}
+
+// moveDue moves a batch of due executions in one write.
+func (a *App) moveDue(ctx context.Context, due []storage.Execution, mails map[string]*preparedMail, now time.Time) (int, error) {
+	moved := 0
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		moved = 0
+		wfs, graphs := map[string]storage.Workflow{}, map[string]*graph{}
+		ids := make([]string, len(due))
+		for i, d := range due {
+			ids[i] = d.ID
+		}
+		// Read again inside the write: a cancel or an event may have
+		// moved them since.
+		current, err := storage.ExecutionsByIDs(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		for _, x := range current {
+			if !x.Active() || x.DueAt == nil || x.DueAt.After(now) {
+				continue
+			}
+			w, ok := wfs[x.WorkflowID]
+			if !ok {
+				if w, err = storage.WorkflowByID(ctx, tx, x.ProjectID, x.WorkflowID); err != nil {
+					return err
+				}
+				wfs[x.WorkflowID] = w
+			}
+			before := x.DueAt
+			if err := a.advance(ctx, tx, newRun(w, &x, graphs), stepInput{mail: mails[x.ID]}); err != nil {
+				return err
+			}
+			if x.DueAt == nil || !x.DueAt.Equal(*before) || x.Status != storage.ExecRunning {
+				moved++
+			}
+		}
+		return nil
+	})
+	return moved, err
+}
+
+// moveDueSingly moves executions one write each; one that fails on its
+// own is FAILED with the cause, so that nothing stays due for ever.
+func (a *App) moveDueSingly(ctx context.Context, due []storage.Execution, mails map[string]*preparedMail, now time.Time, cause error) (int, error) {
+	a.log.Warn("workflow batch failed; moving its executions one by one", "err", cause)
+	moved := 0
+	for _, d := range due {
+		n, err := a.moveDue(ctx, []storage.Execution{d}, mails, now)
+		if err == nil {
+			moved += n
+			continue
+		}
+		a.log.Error("workflow execution failed inside the engine", "execution", d.ID, "err", err)
+		err = a.db.Write(ctx, func(tx *storage.Tx) error {
+			x, err := storage.ExecutionByIDAny(ctx, tx, d.ID)
+			if err != nil || !x.Active() {
+				return err
+			}
+			w, err := storage.WorkflowByID(ctx, tx, x.ProjectID, x.WorkflowID)
+			if err != nil {
+				return err
+			}
+			return a.failExecution(ctx, tx, newRun(w, &x, nil), nil, "Internal error: "+err.Error())
+		})
+		if err != nil {
+			return moved, err
+		}
+		moved++
+	}
+	return moved, nil
 }
 
 // giveUpWorkflowJob is the outcome of the engine's batch jobs: their work
