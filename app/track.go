@@ -32,6 +32,10 @@ func IsReservedEvent(name string) bool {
 	if strings.HasPrefix(name, "email.") || name == EventSubscribed || name == EventUnsubscribed {
 		return true
 	}
+	switch name { // the workflow engine's activity items
+	case "workflow.started", "workflow.completed", "workflow.exited", "workflow.failed", "workflow.cancelled":
+		return true
+	}
 	if rest, ok := strings.CutPrefix(name, "segment."); ok {
 		slug, ok := strings.CutSuffix(rest, ".entry")
 		if !ok {
