@@ -100,7 +100,14 @@ func (a *App) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workfl
 // step if its outcome is known (a due timer, the awaited event, the
 // prepared email, the webhook's answer), then runs the steps that follow.
 func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepInput) error {
-	last, err := storage.LastStepExec(ctx, tx, r.x.ID)
+	var last storage.StepExecution
+	var err error
+	if r.x.LastStep != nil { // read with the execution, in this write
+		last = *r.x.LastStep
+	} else {
+		last, err = storage.LastStepExec(ctx, tx, r.x.ID)
+	}
+	r.x.LastStep = nil // stale once the execution moves
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return a.proceed(ctx, tx, r, deref(r.x.CurrentStepID), in)

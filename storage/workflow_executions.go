@@ -45,6 +45,7 @@ type Execution struct {
 	SourceEventID *string         `json:"sourceEventId"`
 	DueAt         *time.Time      `json:"-"`
 	WaitEvent     string          `json:"-"`
+	LastStep      *StepExecution  `json:"-"` // the latest step execution, read with the execution
 	StartedAt     time.Time       `json:"startedAt"`
 	CompletedAt   *time.Time      `json:"completedAt"`
 	CreatedAt     time.Time       `json:"createdAt"`
@@ -54,8 +55,9 @@ type Execution struct {
 func (e Execution) Active() bool { return e.Status == ExecRunning || e.Status == ExecWaiting }
 
 const executionColumns = `e.id, e.project_id, e.workflow_id, e.contact_id, e.contact_email, e.status, e.current_step_id,
-	(SELECT json_object('id', step_id, 'name', step_name, 'type', step_type) FROM workflow_step_executions
-		WHERE execution_id = e.id ORDER BY id DESC LIMIT 1),
+	(SELECT json_object('id', step_id, 'name', step_name, 'type', step_type, 'se', id, 'status', status,
+			'output', output, 'error', error, 'after', execute_after, 'started', started_at, 'completed', completed_at)
+		FROM workflow_step_executions WHERE execution_id = e.id ORDER BY id DESC LIMIT 1),
 	e.context, e.exit_reason, e.source_event_id, e.due_at, COALESCE(e.wait_event, ''), e.started_at, e.completed_at, e.created_at`
 
 func scanExecution(s scanner) (Execution, error) {
@@ -74,9 +76,33 @@ func scanExecution(s scanner) (Execution, error) {
 		x.CurrentStepID = &cur.String
 	}
 	if step.Valid {
-		var r StepRef
+		var r struct {
+			StepRef
+			SE        string  `json:"se"`
+			Status    string  `json:"status"`
+			Output    *string `json:"output"`
+			Error     *string `json:"error"`
+			After     *int64  `json:"after"`
+			Started   int64   `json:"started"`
+			Completed *int64  `json:"completed"`
+		}
 		if json.Unmarshal([]byte(step.String), &r) == nil {
-			x.CurrentStep = &r
+			x.CurrentStep = &r.StepRef
+			last := StepExecution{ID: r.SE, ExecutionID: x.ID, StepID: r.ID, Step: r.StepRef, Status: r.Status,
+				Output: json.RawMessage("null"), Error: r.Error, StartedAt: FromMillis(r.Started)}
+			if r.Output != nil {
+				last.Output = json.RawMessage(*r.Output)
+			}
+			if r.After != nil {
+				t := FromMillis(*r.After)
+				last.ExecuteAfter = &t
+			}
+			if r.Completed != nil {
+				t := FromMillis(*r.Completed)
+				last.CompletedAt = &t
+			}
+			last.CreatedAt = last.StartedAt
+			x.LastStep = &last
 		}
 	}
 	x.Context = json.RawMessage(ctxJSON)
