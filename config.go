@@ -41,6 +41,11 @@ type config struct {
 	InboundListen     string
 	InboundHost       string
 
+	SessionTTL     time.Duration
+	DisableSignups bool
+	SystemFrom     string
+	AutoDisable    bool
+
 	WebhookRetryBase    time.Duration
 	WebhookAllowPrivate bool
 }
@@ -62,8 +67,22 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
+	accountFlags(fs, c)
+	workflowFlags(fs, c)
+}
+
+// workflowFlags are the options of the workflow engine.
+func workflowFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", 30*time.Second, "workflow WEBHOOK steps retry after this, then ×2, ×4, ×8")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let workflow WEBHOOK steps call loopback, private, link-local and other internal addresses")
+}
+
+// accountFlags are the options of dashboard accounts.
+func accountFlags(fs *pflag.FlagSet, c *config) {
+	fs.DurationVar(&c.SessionTTL, "session-ttl", 168*time.Hour, "how long a dashboard login lasts")
+	fs.BoolVar(&c.DisableSignups, "disable-signups", false, "refuse POST /auth/signup (operators create users with herald user create)")
+	fs.StringVar(&c.SystemFrom, "system-from", "", "From address of platform mail (email verification, password reset); empty: none, users are verified at signup")
+	fs.BoolVar(&c.AutoDisable, "auto-disable", false, "disable a project whose bounce or complaint level is critical")
 }
 
 // deliveryFlags are the options of outbound and inbound mail.

@@ -80,11 +80,13 @@ func serve(ctx context.Context, c *config) error {
 		Mailer: mailer, InboundHost: c.InboundHost,
 		Delivery: app.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
+		Accounts: app.AccountOptions{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
+			SystemFrom: c.SystemFrom, AutoDisable: c.AutoDisable},
 		Webhooks: app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
 	})
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
 		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",
-			"inbound": c.InboundListen != "", "signups": false, "billing": false}})
+			"inbound": c.InboundListen != "", "billing": false}})
 
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {

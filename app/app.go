@@ -30,6 +30,7 @@ type Options struct {
 	InboundHost    string  // public host receiving bounces; "" when inbound is off
 	DNS            DNS     // sender-domain checks; *resolver.Client
 	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	Accounts       AccountOptions
 
 	Webhooks WebhookOptions // the workflow WEBHOOK step's client
 }
@@ -55,6 +56,8 @@ type App struct {
 	dns      DNS
 	renderer *render.Renderer
 	snsCerts *snsCerts
+
+	accounts *accounts
 
 	triggers *workflowTriggers // the workflow engine's table of wanted event names
 	webhooks WebhookOptions
@@ -93,6 +96,8 @@ func New(o Options) *App {
 		triggers: newWorkflowTriggers(),
 		webhooks: o.Webhooks.withDefaults(),
 	}
+	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
 	if err != nil {

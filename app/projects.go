@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/heraldmail/herald/storage"
 )
@@ -106,28 +107,45 @@ func wrongKindMessage(want KeyKind) string {
 // A lookup that read the database before a regeneration committed must not
 // put the old key back after forget removed it: gen counts the forgets, and
 // put only stores what was read in the generation it names.
+//
+// Another process (the CLI's regenerate-keys or project delete) cannot
+// reach this cache, so an entry is trusted for keyCacheTTL only and then
+// read again: a key replaced elsewhere stops within that time.
 type keyCache struct {
 	mu  sync.RWMutex
-	m   map[string]Project
+	m   map[string]cachedKey
 	gen uint64
+	now func() time.Time
 }
 
-func newKeyCache() *keyCache { return &keyCache{m: map[string]Project{}} }
+type cachedKey struct {
+	p       Project
+	expires time.Time
+}
+
+// keyCacheTTL is how long a cached key is trusted without reading the
+// database again.
+const keyCacheTTL = 2 * time.Second
+
+func newKeyCache() *keyCache { return &keyCache{m: map[string]cachedKey{}, now: time.Now} }
 
 // get returns the cached project, or the generation to pass to put after
 // reading the database.
 func (c *keyCache) get(key string) (p Project, ok bool, gen uint64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	p, ok = c.m[key]
-	return p, ok, c.gen
+	e, ok := c.m[key]
+	if ok && !c.now().Before(e.expires) {
+		ok = false
+	}
+	return e.p, ok, c.gen
 }
 
 func (c *keyCache) put(key string, p Project, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen == c.gen {
-		c.m[key] = p
+		c.m[key] = cachedKey{p: p, expires: c.now().Add(keyCacheTTL)}
 	}
 }
 

@@ -78,7 +78,7 @@ func (a *App) Send(ctx context.Context, project Project, in SendInput) (SendResu
 // sender's domain.
 func (a *App) prepareSend(ctx context.Context, project Project, in SendInput) (*outgoing, error) {
 	var v Validation
-	out := &outgoing{projectID: project.ID, tracking: project.TrackingEnabled,
+	out := &outgoing{projectID: project.ID, tracking: project.TrackingEnabled && project.Tracking != "MARKETING_ONLY",
 		to: parseRecipients(&v, in.To), subscribed: in.Subscribed, data: ParseData(in.Data), headers: in.Headers}
 	tpl, err := a.sendTemplate(ctx, project.ID, in.Template)
 	if err != nil {

@@ -13,24 +13,40 @@ type Project struct {
 	Secret          string    `json:"secret"`
 	TrackingEnabled bool      `json:"trackingEnabled"`
 	Disabled        bool      `json:"disabled"`
+	DisabledReason  string    `json:"disabledReason,omitempty"`
+	Tracking        string    `json:"tracking"` // ENABLED, MARKETING_ONLY or DISABLED
+	Language        string    `json:"language"`
 	CreatedAt       time.Time `json:"createdAt"`
 	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
-const projectColumns = `id, name, public_key, secret_key, tracking_enabled, disabled, created_at, updated_at`
+const projectColumns = `id, name, public_key, secret_key, tracking_enabled, disabled, created_at, updated_at,
+	coalesce(disabled_reason, ''), tracking, language`
 
 func scanProject(s scanner) (Project, error) {
 	var p Project
 	var created, updated int64
-	err := s.Scan(&p.ID, &p.Name, &p.Public, &p.Secret, &p.TrackingEnabled, &p.Disabled, &created, &updated)
+	err := s.Scan(&p.ID, &p.Name, &p.Public, &p.Secret, &p.TrackingEnabled, &p.Disabled, &created, &updated,
+		&p.DisabledReason, &p.Tracking, &p.Language)
 	p.CreatedAt, p.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return p, notFound(err)
 }
 
 // InsertProject stores a new project.
 func (tx *Tx) InsertProject(ctx context.Context, p Project) error {
-	_, err := tx.Exec(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.Name, p.Public, p.Secret, p.TrackingEnabled, p.Disabled, Millis(p.CreatedAt), Millis(p.UpdatedAt))
+	if p.Tracking == "" {
+		p.Tracking = "ENABLED"
+		if !p.TrackingEnabled {
+			p.Tracking = "DISABLED"
+		}
+	}
+	if p.Language == "" {
+		p.Language = "en"
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO projects (id, name, public_key, secret_key, tracking_enabled, disabled,
+		created_at, updated_at, tracking, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.Name, p.Public, p.Secret, p.TrackingEnabled, p.Disabled, Millis(p.CreatedAt), Millis(p.UpdatedAt),
+		p.Tracking, p.Language)
 	return err
 }
 

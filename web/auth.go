@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,34 +9,78 @@ import (
 	"github.com/heraldmail/herald/app"
 )
 
-// authKind is which credential a route takes.
+// authKind is which credential a route takes. Every row of the routes
+// table names one: the zero value is no rule at all, refused at run time
+// and by the route-access test.
 type authKind int
 
 const (
-	authNone   authKind = iota // GET /config
-	authPublic                 // the public key only: /v1/track
-	authSecret                 // the secret key: everything else
+	authUndeclared authKind = iota // a row without a rule: a bug
+	authNone                       // no credential: GET /config, links in mail
+	authPublic                     // the public key only: /v1/track
+	authSecret                     // resources: the secret key, or the session cookie + X-Project-Id
+	authLogin                      // /auth/*: no credential; Origin checked on POST; per-IP limit
+	authUser                       // account routes of the user: the session cookie only
+	authProject                    // account routes on the path's {id} project: the cookie only, with a role
 )
 
-// authenticate resolves the key to its project, then applies the
-// project's rate limit, whose headers go on every authenticated response.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, kind authKind) error {
-	key, ok := bearer(r.Header.Get("Authorization"))
-	if !ok {
-		return &app.Error{Kind: app.KindUnauthorized, Code: "MISSING_AUTH",
-			Message:    "Missing or malformed Authorization header",
-			Suggestion: "Send Authorization: Bearer <key> with your project's API key"}
+// rule is the app's access rule of a route.
+func (rt route) rule() app.Rule {
+	switch rt.auth {
+	case authPublic:
+		return app.Rule{Keys: app.PublicKey}
+	case authSecret:
+		return app.Rule{Keys: app.SecretKey, Session: true, Project: true, Role: app.RoleMember}
+	case authUser:
+		return app.Rule{Session: true, Unverified: rt.unverified}
+	case authProject:
+		return app.Rule{Session: true, Project: true, Role: rt.role}
 	}
-	want := app.SecretKey
-	if kind == authPublic {
-		want = app.PublicKey
+	return app.Rule{}
+}
+
+// takesSession reports whether the route takes the session cookie.
+func (rt route) takesSession() bool {
+	return rt.auth == authSecret || rt.auth == authUser || rt.auth == authProject
+}
+
+// authenticate runs the one authorization step of a route (app.Authorize)
+// and applies the project's rate limit, whose headers go on every
+// authenticated response.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt route) error {
+	switch rt.auth {
+	case authUndeclared:
+		return fmt.Errorf("route %s %s declares no access rule", rt.method, rt.path)
+	case authLogin:
+		return s.loginGate(w, r)
 	}
-	p, err := s.app.Authenticate(r.Context(), key, want)
+	c := app.Credentials{}
+	if h := r.Header.Get("Authorization"); h != "" {
+		c.Authorization = true
+		c.Key, _ = bearer(h)
+	}
+	if rt.takesSession() {
+		c.Session = sessionCookie(r)
+		if err := s.checkCSRF(r, rt, c); err != nil {
+			return err
+		}
+	}
+	switch rt.auth {
+	case authSecret:
+		c.ProjectID = strings.TrimSpace(r.Header.Get("X-Project-Id"))
+	case authProject:
+		c.ProjectID = param(r, "id")
+	}
+	acc, err := s.app.Authorize(r.Context(), c, rt.rule())
 	if err != nil {
 		return err
 	}
-	reqOf(r).project = p
-	return s.applyRateLimit(w, p.ID)
+	reqOf(r).project = acc.Project
+	reqOf(r).access = acc
+	if acc.Project.ID == "" || rt.auth != authSecret && rt.auth != authPublic {
+		return nil
+	}
+	return s.applyRateLimit(w, acc.Project.ID)
 }
 
 // bearer extracts the token of "Bearer <token>".

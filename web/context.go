@@ -12,6 +12,7 @@ import (
 type request struct {
 	id      string
 	project app.Project
+	access  app.Access // what authorization found: project and role
 	params  map[string]string
 	bodyErr error // the first failure reading the body (see requestBody)
 }

@@ -14,6 +14,11 @@ type route struct {
 	handle     func(http.ResponseWriter, *http.Request) error
 	maxBody    int64 // 0: defaultBodyLimit
 	idempotent bool  // honours Idempotency-Key
+	// role is the least role an authProject route needs (see auth.go).
+	role app.Role
+	// unverified lets a user whose email is unverified reach an authUser
+	// route.
+	unverified bool
 }
 
 func (rt route) bodyLimit() int64 {
@@ -124,6 +129,28 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/analytics/top-campaigns", auth: authSecret, handle: s.analyticsTopCampaigns},
 		{method: "GET", path: "/analytics/campaign-stats", auth: authSecret, handle: s.analyticsCampaignStats},
 		{method: "GET", path: "/analytics/top-events", auth: authSecret, handle: s.analyticsTopEvents},
+
+		// Accounts: login and sessions (contracts/accounts.md)
+		{method: "POST", path: "/auth/signup", auth: authLogin, handle: s.signup},
+		{method: "POST", path: "/auth/login", auth: authLogin, handle: s.login},
+		{method: "GET", path: "/auth/logout", auth: authLogin, handle: s.logout},
+		{method: "POST", path: "/auth/logout", auth: authLogin, handle: s.logout},
+		{method: "GET", path: "/auth/oauth-config", auth: authLogin, handle: s.oauthConfig},
+		{method: "GET", path: "/users/@me", auth: authUser, unverified: true, handle: s.me},
+		{method: "POST", path: "/users/@me/password", auth: authUser, handle: s.changePassword},
+
+		// Accounts: projects and members; the role is the least one needed
+		{method: "GET", path: "/users/@me/projects", auth: authUser, handle: s.listUserProjects},
+		{method: "POST", path: "/users/@me/projects", auth: authUser, handle: s.createUserProject},
+		{method: "GET", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleMember, handle: s.getUserProject},
+		{method: "PATCH", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleAdmin, handle: s.updateUserProject},
+		{method: "DELETE", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleOwner, handle: s.deleteUserProject},
+		{method: "POST", path: "/users/@me/projects/:id/regenerate-keys", auth: authProject, role: app.RoleAdmin, handle: s.regenerateKeys},
+		{method: "POST", path: "/users/@me/projects/:id/reset", auth: authProject, role: app.RoleOwner, handle: s.resetProject},
+		{method: "GET", path: "/projects/:id/members", auth: authProject, role: app.RoleMember, handle: s.listMembers},
+		{method: "POST", path: "/projects/:id/members", auth: authProject, role: app.RoleAdmin, handle: s.addMember},
+		{method: "PATCH", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.updateMember},
+		{method: "DELETE", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.removeMember},
 
 		// Workflows
 		{method: "GET", path: "/workflows", auth: authSecret, handle: s.listWorkflows},

@@ -38,6 +38,8 @@ type Server struct {
 	features map[string]bool
 	handler  http.Handler
 
+	authLimiter *rateLimiter // per IP on /auth/*; nil when rate limits are off
+
 	bodyTimeout time.Duration
 }
 
@@ -48,6 +50,9 @@ func New(o Options) *Server {
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout}
+	if o.RateLimit > 0 {
+		s.authLimiter = newRateLimiter(authIPLimit, time.Minute, o.Clock.Now)
+	}
 	routes := s.routes()
 	public := map[string]bool{}
 	for _, rt := range routes {
@@ -131,7 +136,7 @@ func (s *Server) chain(rt route) http.Handler {
 			setCORS(w.Header())
 		}
 		if rt.auth != authNone {
-			if err := s.authenticate(w, r, rt.auth); err != nil {
+			if err := s.authenticate(w, r, rt); err != nil {
 				s.writeError(w, r, err)
 				return
 			}

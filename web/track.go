@@ -43,6 +43,9 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
 	for k, v := range s.features {
 		features[k] = v
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"features": features})
+	acct := s.app.AccountSettings()
+	features["signups"] = acct.SignupsEnabled
+	writeJSON(w, http.StatusOK, map[string]any{"features": features, "signupsEnabled": acct.SignupsEnabled,
+		"systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders()})
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/password"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
@@ -64,10 +65,19 @@ type Options struct {
 	Log *slog.Logger
 	// BodyTimeout is web.Options.BodyTimeout.
 	BodyTimeout time.Duration
+	// Accounts is app.Options.Accounts. Its password parameters default
+	// to cheap ones (FastPasswords), so that tests do not wait on argon2id.
+	Accounts app.AccountOptions
+	// BaseURL is app.Options.BaseURL; default http://herald.test.
+	BaseURL string
 	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
 	// test's DNS server.
 	Webhooks app.WebhookOptions
 }
+
+// FastPasswords are argon2id parameters for tests: same code path, a
+// fraction of the cost.
+var FastPasswords = password.Params{Memory: 256, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 // Start is a time far from any edge, so that tests read well.
 var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
@@ -91,9 +101,16 @@ func New(t testing.TB, o Options) *Env {
 		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}},
 		dns, &net.Dialer{}, log)
 	t.Cleanup(func() { mailer.Close() })
-	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: "http://herald.test",
+	if o.Accounts.Password.Memory == 0 {
+		o.Accounts.Password = FastPasswords
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = "http://herald.test"
+	}
+	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher, Webhooks: webhooks(o.Webhooks, dns)})
+		SNSFetcher: o.SNSFetcher, Accounts: o.Accounts,
+		Webhooks: webhooks(o.Webhooks, dns)})
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout}))
 	e.runCtx = ctx

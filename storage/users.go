@@ -1,0 +1,162 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// User is a person who logs in to the dashboard.
+type User struct {
+	ID            string
+	Email         string
+	PasswordHash  string
+	EmailVerified bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// ErrDuplicate is returned when a unique column already holds the value.
+var ErrDuplicate = errors.New("storage: duplicate")
+
+const userColumns = `id, email, password_hash, email_verified, created_at, updated_at`
+
+func scanUser(s scanner) (User, error) {
+	var u User
+	var created, updated int64
+	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &created, &updated)
+	u.CreatedAt, u.UpdatedAt = FromMillis(created), FromMillis(updated)
+	return u, notFound(err)
+}
+
+func isUniqueViolation(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// InsertUser stores a new user; ErrDuplicate when the email is taken.
+func (tx *Tx) InsertUser(ctx context.Context, u User) error {
+	_, err := tx.Exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.PasswordHash, u.EmailVerified, Millis(u.CreatedAt), Millis(u.UpdatedAt))
+	if isUniqueViolation(err) {
+		return ErrDuplicate
+	}
+	return err
+}
+
+// UserByEmail finds a user by the stored (lower-cased) email.
+func UserByEmail(ctx context.Context, q Querier, email string) (User, error) {
+	return scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
+}
+
+// UserByID finds a user.
+func UserByID(ctx context.Context, q Querier, id string) (User, error) {
+	return scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+}
+
+// ListUsers returns every user, oldest first.
+func ListUsers(ctx context.Context, q Querier) ([]User, error) {
+	rows, err := q.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
+	return collect(rows, err, scanUser)
+}
+
+// SetUserPassword replaces a user's password hash.
+func (tx *Tx) SetUserPassword(ctx context.Context, id, hash string, now time.Time) error {
+	n, err := affected(tx.Exec(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, hash, Millis(now), id))
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// SetUserVerified marks a user's email as verified.
+func (tx *Tx) SetUserVerified(ctx context.Context, id string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?`, Millis(now), id)
+	return err
+}
+
+// DeleteUser removes a user with their sessions, tokens and memberships.
+func (tx *Tx) DeleteUser(ctx context.Context, id string) error {
+	n, err := affected(tx.Exec(ctx, `DELETE FROM users WHERE id = ?`, id))
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Session is a dashboard login, found by the hash of its token.
+type Session struct {
+	TokenHash string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// InsertSession stores a session.
+func (tx *Tx) InsertSession(ctx context.Context, s Session) error {
+	_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+		s.TokenHash, s.UserID, Millis(s.CreatedAt), Millis(s.ExpiresAt))
+	return err
+}
+
+// SessionUser returns the user of an unexpired session.
+func SessionUser(ctx context.Context, q Querier, tokenHash string, now time.Time) (User, error) {
+	return scanUser(q.QueryRow(ctx, `SELECT u.id, u.email, u.password_hash, u.email_verified, u.created_at, u.updated_at
+		FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?`,
+		tokenHash, Millis(now)))
+}
+
+// DeleteSession ends one session.
+func (tx *Tx) DeleteSession(ctx context.Context, tokenHash string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE token_hash = ?`, tokenHash)
+	return err
+}
+
+// DeleteUserSessions ends every session of a user.
+func (tx *Tx) DeleteUserSessions(ctx context.Context, userID string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = ?`, userID)
+	return err
+}
+
+// DeleteExpiredSessions removes sessions that ended before now.
+func (tx *Tx) DeleteExpiredSessions(ctx context.Context, now time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, Millis(now)))
+}
+
+// UserToken is a one-time token of platform mail.
+type UserToken struct {
+	TokenHash string
+	UserID    string
+	Kind      string // verify or reset
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// InsertUserToken stores a token.
+func (tx *Tx) InsertUserToken(ctx context.Context, t UserToken) error {
+	_, err := tx.Exec(ctx, `INSERT INTO user_tokens (token_hash, user_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		t.TokenHash, t.UserID, t.Kind, Millis(t.CreatedAt), Millis(t.ExpiresAt))
+	return err
+}
+
+// CountUserTokensSince counts the tokens of a kind made for a user since t.
+func CountUserTokensSince(ctx context.Context, q Querier, userID, kind string, since time.Time) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM user_tokens WHERE user_id = ? AND kind = ? AND created_at > ?`,
+		userID, kind, Millis(since)).Scan(&n)
+	return n, err
+}
+
+// UsableUserToken returns the user id of an unused, unexpired token.
+func UsableUserToken(ctx context.Context, q Querier, tokenHash, kind string, now time.Time) (string, error) {
+	var userID string
+	err := q.QueryRow(ctx, `SELECT user_id FROM user_tokens WHERE token_hash = ? AND kind = ? AND used_at IS NULL AND expires_at > ?`,
+		tokenHash, kind, Millis(now)).Scan(&userID)
+	return userID, notFound(err)
+}
+
+// UseUserToken marks a token used.
+func (tx *Tx) UseUserToken(ctx context.Context, tokenHash string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE user_tokens SET used_at = ? WHERE token_hash = ?`, Millis(now), tokenHash)
+	return err
+}

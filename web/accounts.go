@@ -1,0 +1,100 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/heraldmail/herald/app"
+)
+
+// The /auth/* endpoints answer {success: true, data?}; the account
+// endpoints answer bare bodies, like the resources.
+
+type credentialsBody struct {
+	Email    *string `json:"email"`
+	Password *string `json:"password"`
+}
+
+// startSession answers a signup or login: the cookie and {id, email}.
+func (s *Server) startSession(w http.ResponseWriter, sess app.Session, err error) error {
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, sess.Token, s.app.AccountSettings().SessionTTL)
+	writeData(w, http.StatusOK, map[string]string{"id": sess.User.ID, "email": sess.User.Email})
+	return nil
+}
+
+// signup serves POST /auth/signup.
+func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
+	if !s.app.AccountSettings().SignupsEnabled {
+		// Before any check of the body, as the contract says.
+		sess, err := s.app.Signup(r.Context(), nil, nil)
+		return s.startSession(w, sess, err)
+	}
+	var b credentialsBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	sess, err := s.app.Signup(r.Context(), b.Email, b.Password)
+	return s.startSession(w, sess, err)
+}
+
+// login serves POST /auth/login.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	var b credentialsBody
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	sess, err := s.app.Login(r.Context(), b.Email, b.Password)
+	if n, ok := app.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", itoa(n))
+	}
+	return s.startSession(w, sess, err)
+}
+
+// logout serves GET and POST /auth/logout: it ends the cookie's session,
+// if any, and clears the cookie.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.app.Logout(r.Context(), sessionCookie(r)); err != nil {
+		return err
+	}
+	s.setSessionCookie(w, "", 0)
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	return nil
+}
+
+// oauthConfig serves GET /auth/oauth-config: no provider is configured.
+func (s *Server) oauthConfig(w http.ResponseWriter, r *http.Request) error {
+	writeData(w, http.StatusOK, oauthProviders())
+	return nil
+}
+
+func oauthProviders() map[string]bool { return map[string]bool{"github": false, "google": false} }
+
+// me serves GET /users/@me.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.app.Me(reqOf(r).access))
+	return nil
+}
+
+// changePassword serves POST /users/@me/password: every session of the
+// user ends, and the caller gets a new cookie.
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		CurrentPassword *string `json:"currentPassword"`
+		NewPassword     *string `json:"newPassword"`
+	}
+	if err := decodeJSON(r, &b); err != nil {
+		return err
+	}
+	sess, err := s.app.ChangePassword(r.Context(), reqOf(r).access, b.CurrentPassword, b.NewPassword)
+	if n, ok := app.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", itoa(n))
+	}
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, sess.Token, s.app.AccountSettings().SessionTTL)
+	writeJSON(w, http.StatusOK, sess.User)
+	return nil
+}
