@@ -118,3 +118,21 @@ func TestWorkflowWebhookResponseIsCapped(t *testing.T) {
 		t.Fatalf("response of %d bytes kept", len(resp))
 	}
 }
+
+// Emitted events enrol like tracked ones: contact.unsubscribed from a
+// PATCH of the contact.
+func TestWorkflowFromEmittedContactEvent(t *testing.T) {
+	t.Parallel()
+	e := webtest.New(t, webtest.Options{})
+	w := createWorkflow(t, e, map[string]any{"name": "Goodbye", "eventName": "contact.unsubscribed", "enabled": true})
+	addStep(t, e, w.ID, map[string]any{"type": "UPDATE_CONTACT", "config": map[string]any{"updates": map[string]any{"left": true}}})
+	c := createContact(t, e, map[string]any{"email": "bye@example.com"})
+	expectStatus(t, e.Secret("PATCH", "/contacts/"+c.ID, map[string]any{"subscribed": false}), 200)
+	xs := waitExecutions(t, e, w.ID, "COMPLETED", 1)
+	if xs[0].ContactID != c.ID || xs[0].Context["reason"] != "api" {
+		t.Fatalf("execution %+v", xs[0])
+	}
+	if got := getContact(t, e, c.ID); got.Data["left"] != true {
+		t.Errorf("contact %+v", got)
+	}
+}
