@@ -1,7 +1,11 @@
 package main
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -17,7 +21,16 @@ func newMigrateCmd(c *config) *cobra.Command {
 		Short: "List migrations and whether each is applied",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := storage.OpenWithoutMigrating(c.DataDir)
+			if err := requireDataDir(c.DataDir); err != nil {
+				return err
+			}
+			// Without a database yet (a fresh install), every migration is
+			// pending: show that from an empty one in memory, creating nothing.
+			open := func() (*sql.DB, error) { return storage.OpenWithoutMigrating(c.DataDir) }
+			if _, err := os.Stat(filepath.Join(c.DataDir, storage.FileName)); errors.Is(err, os.ErrNotExist) {
+				open = func() (*sql.DB, error) { return sql.Open("sqlite", ":memory:") }
+			}
+			db, err := open()
 			if err != nil {
 				return err
 			}

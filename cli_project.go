@@ -17,6 +17,21 @@ import (
 // withApp opens the data directory for a one-shot command. SQLite's
 // locking lets it run beside a server using the same directory.
 func withApp(ctx context.Context, c *config, fn func(*app.App) error) error {
+	return openApp(ctx, c, false, fn)
+}
+
+// withAppReading is withApp for a command that only reads: it refuses a
+// missing data directory or database instead of creating one.
+func withAppReading(ctx context.Context, c *config, fn func(*app.App) error) error {
+	return openApp(ctx, c, true, fn)
+}
+
+func openApp(ctx context.Context, c *config, readOnly bool, fn func(*app.App) error) error {
+	if readOnly {
+		if err := requireDatabase(c.DataDir); err != nil {
+			return err
+		}
+	}
 	db, err := storage.Open(ctx, c.DataDir, storage.Options{Readers: 1})
 	if err != nil {
 		return err
@@ -53,7 +68,7 @@ func newProjectCmd(c *config) *cobra.Command {
 		Short: "List projects with their keys",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd.Context(), c, func(a *app.App) error {
+			return withAppReading(cmd.Context(), c, func(a *app.App) error {
 				ps, err := a.ListProjects(cmd.Context())
 				if err != nil {
 					return err

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -16,6 +15,9 @@ import (
 // (--rate-limit is HERALD_RATE_LIMIT). Flags win over the environment, the
 // environment over the defaults.
 type config struct {
+	ConfigFile   string
+	MetricsToken string
+
 	DataDir   string
 	LogLevel  string
 	LogFormat string
@@ -52,6 +54,7 @@ type config struct {
 
 // globalFlags are the options every command takes.
 func globalFlags(fs *pflag.FlagSet, c *config) {
+	fs.StringVar(&c.ConfigFile, "config", "", "file of HERALD_*=value lines; default: "+defaultConfigFile+" when it exists (the environment wins over the file)")
 	fs.StringVar(&c.DataDir, "data-dir", "./herald-data", "directory holding the SQLite database (created if missing)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -67,6 +70,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.IntVar(&c.Workers, "workers", 4, "background jobs run at once")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
+	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
 	accountFlags(fs, c)
 	workflowFlags(fs, c)
 }
@@ -110,24 +114,13 @@ func envName(flag string) string {
 func annotateEnv(fs *pflag.FlagSet) {
 	fs.VisitAll(func(f *pflag.Flag) {
 		f.Usage += " [$" + envName(f.Name) + "]"
-	})
-}
-
-// applyEnv sets every flag not given on the command line from its
-// environment variable, if set.
-func applyEnv(cmd *cobra.Command) error {
-	var err error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || err != nil {
-			return
-		}
-		if v, ok := os.LookupEnv(envName(f.Name)); ok {
-			if setErr := f.Value.Set(v); setErr != nil {
-				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, setErr)
-			}
+		switch f.DefValue {
+		case "":
+			f.Usage += " (default: empty)"
+		case "false":
+			f.Usage += " (default false)"
 		}
 	})
-	return err
 }
 
 func newLogger(c *config) (*slog.Logger, error) {

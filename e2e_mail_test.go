@@ -168,7 +168,7 @@ func TestOneServerPerDataDir(t *testing.T) {
 	env := []string{"HERALD_DATA_DIR=" + t.TempDir()}
 	s := startServer(t, bin, env)
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), append(env, "HERALD_LISTEN=127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), append(env, "HERALD_LISTEN=127.0.0.1:0", "HERALD_CONFIG=/dev/null")...)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "another herald serve") {
 		t.Fatalf("second server: %v\n%s", err, out)

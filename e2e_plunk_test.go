@@ -58,12 +58,17 @@ func TestPlunkNodeClient(t *testing.T) {
 	defer s.stop(t)
 	publishAndVerify(t, s, dns, project.Secret, "herald.test")
 
-	script := filepath.Join(dir, "herald-plunk-e2e.js")
-	if err := os.WriteFile(script, []byte(plunkScript), 0o644); err != nil {
+	// The script goes in the test's own directory, never into dir, and is
+	// CommonJS by its extension whatever a package.json around says
+	// ("type": "module"); NODE_PATH finds the client installed in dir.
+	work := t.TempDir()
+	script := filepath.Join(work, "herald-plunk-e2e.cjs")
+	if err := os.WriteFile(script, []byte(plunkScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("node", script, s.url, project.Secret, project.Public)
-	cmd.Dir = dir
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)

@@ -40,7 +40,7 @@ func buildHerald(t *testing.T) string {
 func run(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), append([]string{"HERALD_CONFIG=/dev/null"}, env...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -62,7 +62,7 @@ type server struct {
 func startServer(t *testing.T, bin string, env []string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), append([]string{"HERALD_LISTEN=127.0.0.1:0", "HERALD_LOG_FORMAT=json"}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"HERALD_LISTEN=127.0.0.1:0", "HERALD_LOG_FORMAT=json", "HERALD_CONFIG=/dev/null"}, env...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -174,12 +174,28 @@ func TestEndToEnd(t *testing.T) {
 	if v := run(t, bin, nil, "version"); !strings.HasPrefix(v, "herald 9.9.9-test (commit ") || !strings.Contains(v, "go1.") {
 		t.Fatalf("version: %q", v)
 	}
+	// A bad setting stops the real binary with exit code 2 and one line.
+	bad := exec.Command(bin, "project", "list")
+	bad.Env = append(os.Environ(), "HERALD_CONFIG=/dev/null", "HERALD_SMTP_PORT=0", "HERALD_DATA_DIR="+dataDir)
+	if out, err := bad.CombinedOutput(); bad.ProcessState.ExitCode() != 2 ||
+		strings.TrimSpace(string(out)) != `herald: HERALD_SMTP_PORT="0" is not allowed: want a port number, 1..65535` {
+		t.Fatalf("HERALD_SMTP_PORT=0: %v (exit %d)\n%s", err, bad.ProcessState.ExitCode(), out)
+	}
 	help := run(t, bin, nil, "serve", "--help")
 	for _, name := range []string{"HERALD_LISTEN", "HERALD_DATA_DIR", "HERALD_BASE_URL", "HERALD_DNS_SERVER", "HERALD_RATE_LIMIT",
 		"HERALD_IDEMPOTENCY_TTL", "HERALD_LOG_LEVEL", "HERALD_LOG_FORMAT", `default ":8080"`, "default 1000", "default 24h0m0s"} {
 		if !strings.Contains(help, name) {
 			t.Errorf("serve --help does not mention %s", name)
 		}
+	}
+	// A command that only reads refuses a data directory that is missing.
+	status := exec.Command(bin, "migrate", "status")
+	status.Env = append(os.Environ(), append([]string{"HERALD_CONFIG=/dev/null"}, env...)...)
+	if out, err := status.CombinedOutput(); err == nil || !strings.Contains(string(out), "does not exist") {
+		t.Fatalf("migrate status on a missing data dir: %v\n%s", err, out)
+	}
+	if err := os.Mkdir(dataDir, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	if st := run(t, bin, env, "migrate", "status"); !strings.Contains(st, "pending") {
 		t.Fatalf("fresh migrate status:\n%s", st)

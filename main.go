@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,13 +13,18 @@ import (
 )
 
 func main() {
+	restrictUmask()
 	if err := newRootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "herald:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRootCmdWith(lookupEnv, defaultConfigFile) }
+
+// newRootCmdWith takes the environment and the default configuration
+// file, which tests replace.
+func newRootCmdWith(env func(string) (string, bool), configFile string) *cobra.Command {
 	c := &config{}
 	root := &cobra.Command{
 		Use:           "herald",
@@ -26,12 +32,21 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return applyEnv(cmd)
+			s, err := loadSettings(env, c.ConfigFile, configFile)
+			if err != nil && !(cmd.Name() == "version" && errors.Is(err, os.ErrPermission)) {
+				return err // version needs no settings from a file it may not read
+			}
+			if err := checkSettings(s); err != nil {
+				return err
+			}
+			return applySettings(cmd, s)
 		},
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return configError{err.Error()} })
 	globalFlags(root.PersistentFlags(), c)
 	annotateEnv(root.PersistentFlags())
 	root.AddCommand(newServeCmd(c), newMigrateCmd(c), newProjectCmd(c), newVersionCmd())
+	root.AddCommand(newBackupCmd(c), newRestoreCmd(c))
 	root.AddCommand(newWorkflowCmd(c))
 	return root
 }

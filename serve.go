@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/smtpout"
@@ -61,7 +62,8 @@ func serve(ctx context.Context, c *config) error {
 		return err
 	}
 	defer release()
-	db, err := storage.Open(ctx, c.DataDir, storage.Options{})
+	m := metrics.New(metrics.Options{})
+	db, err := storage.Open(ctx, c.DataDir, storage.Options{OnBatch: m.WriteBatch})
 	if err != nil {
 		return err
 	}
@@ -77,14 +79,16 @@ func serve(ctx context.Context, c *config) error {
 	a := app.New(app.Options{
 		DB: db, Clock: clock, Log: log, BaseURL: c.BaseURL, IdempotencyTTL: c.IdempotencyTTL, Workers: c.Workers,
 		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}), DNS: dns,
-		Mailer: mailer, InboundHost: c.InboundHost,
+		Mailer: mailer, InboundHost: c.InboundHost, Metrics: m,
 		Delivery: app.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
 		Accounts: app.AccountOptions{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
 			SystemFrom: c.SystemFrom, AutoDisable: c.AutoDisable},
 		Webhooks: app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
 	})
+	m.Watch(a.MetricsSource())
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
+		Metrics: m, MetricsToken: c.MetricsToken,
 		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",
 			"inbound": c.InboundListen != "", "billing": false}})
 
@@ -113,6 +117,7 @@ func serve(ctx context.Context, c *config) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("herald listening", "addr", ln.Addr().String(), "data_dir", c.DataDir,
 		"dns_server", dns.Server(), "version", version)
+	firstStartHint(ctx, a, c, log)
 
 	select {
 	case <-ctx.Done():

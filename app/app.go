@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -27,9 +28,10 @@ type Options struct {
 	Workers        int           // job concurrency; default 4
 	Mailer         Mailer        // hands messages to the network; nil in one-shot commands
 	Delivery       DeliveryOptions
-	InboundHost    string  // public host receiving bounces; "" when inbound is off
-	DNS            DNS     // sender-domain checks; *resolver.Client
-	SNSFetcher     Fetcher // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	InboundHost    string           // public host receiving bounces; "" when inbound is off
+	DNS            DNS              // sender-domain checks; *resolver.Client
+	SNSFetcher     Fetcher          // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	Metrics        *metrics.Metrics // nil: nothing counted
 	Accounts       AccountOptions
 
 	Webhooks WebhookOptions // the workflow WEBHOOK step's client
@@ -57,6 +59,8 @@ type App struct {
 	renderer *render.Renderer
 	snsCerts *snsCerts
 
+	metrics  *metrics.Metrics
+	relay    *relayHealth
 	accounts *accounts
 
 	triggers *workflowTriggers // the workflow engine's table of wanted event names
@@ -92,6 +96,9 @@ func New(o Options) *App {
 		dns:      o.DNS,
 		renderer: render.NewRenderer(),
 		snsCerts: newSNSCerts(o.SNSFetcher),
+
+		metrics: o.Metrics,
+		relay:   &relayHealth{},
 
 		triggers: newWorkflowTriggers(),
 		webhooks: o.Webhooks.withDefaults(),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,30 @@ func checkTrees(t *testing.T, e *webtest.Env, g *gen, m *model, n int) {
 		}
 		if count, err := storage.CountAudience(ctx, e.DB.Reader(), aud); err != nil || count != len(want) {
 			t.Fatalf("tree %d: count %d (%v), want %d", i, count, err, len(want))
+		}
+		newest := slices.Clone(want)
+		byID := map[string]*modelContact{}
+		for _, c := range live {
+			byID[c.id] = c
+		}
+		slices.SortFunc(newest, func(x, y string) int {
+			if c := byID[y].created.Compare(byID[x].created); c != 0 {
+				return c
+			}
+			return strings.Compare(y, x)
+		})
+		offset := g.rng.IntN(3)
+		page, err := storage.AudiencePage(ctx, e.DB.Reader(), aud, offset, 4)
+		if err != nil {
+			t.Fatalf("tree %d: page: %v", i, err)
+		}
+		var pageIDs []string
+		for _, c := range page {
+			pageIDs = append(pageIDs, c.ID)
+		}
+		if wantPage := newest[min(offset, len(newest)):min(offset+4, len(newest))]; !slices.Equal(pageIDs, wantPage) &&
+			!(len(pageIDs) == 0 && len(wantPage) == 0) {
+			t.Fatalf("tree %d: page at %d = %v, want %v\n%s", i, offset, pageIDs, wantPage, raw)
 		}
 		c := live[g.rng.IntN(len(live))]
 		if has, err := storage.AudienceHas(ctx, e.DB.Reader(), aud, c.id); err != nil || has != slices.Contains(want, c.id) {

@@ -129,8 +129,7 @@ func (a *App) applyDSN(ctx context.Context, tx *storage.Tx, e storage.Email, d *
 	if response == "" {
 		response = r.Status
 	}
-	return a.bounceLater(ctx, tx, e, response, map[string]any{"permanent": true, "status": r.Status,
-		"diagnosticCode": r.DiagnosticCode, "source": "dsn"})
+	return a.bounceLater(ctx, tx, e, response, bounceData(BounceSourceDSN, 0, r.Status, r.DiagnosticCode))
 }
 
 // applyFeedback records an abuse report as a complaint.

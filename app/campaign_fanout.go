@@ -152,6 +152,7 @@ func (a *App) fanOut(ctx context.Context, job *queue.RunningJob, c storage.Campa
 		}
 	}
 	for {
+		a.paceFanout(ctx)
 		contacts, err := storage.AudienceBatch(ctx, a.db.Reader(), aud, cp.After, CampaignBatch)
 		if err != nil {
 			return err
@@ -297,7 +298,11 @@ func (a *App) campaignEmail(ctx context.Context, out *outgoing, c storage.Campai
 	if err != nil {
 		return storage.Email{}, err
 	}
-	vars, err := a.renderVars(ctx, c.ProjectID, ct.ID, ct.Email, data)
+	linkID := ct.ID
+	if out.test {
+		linkID = testSendContact
+	}
+	vars, err := a.renderVarsLinking(ctx, c.ProjectID, ct.ID, linkID, ct.Email, data)
 	if err != nil {
 		return storage.Email{}, err
 	}

@@ -142,6 +142,7 @@ func (a *App) SendCampaignTest(ctx context.Context, projectID, id, to string) (T
 	if err != nil {
 		return TestSendResult{}, err
 	}
+	out.test = true
 	contact, err := storage.ContactByEmail(ctx, a.db.Reader(), projectID, email)
 	if errors.Is(err, storage.ErrNotFound) {
 		contact, err = storage.Contact{ID: newID(), Email: email}, nil

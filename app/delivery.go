@@ -119,16 +119,23 @@ func (a *App) runDelivery(ctx context.Context, job *queue.RunningJob) (any, erro
 	if err != nil || e.Raw == nil {
 		return nil, err // no bytes: nothing left to send
 	}
+	if err := a.relayGate(ctx, e); err != nil {
+		return nil, err
+	}
 	res := a.mailer.Send(ctx, smtpout.Message{From: a.returnPath(ctx, e), To: []string{e.Recipient}, Data: e.Raw})
 	if len(res) != 1 {
 		return nil, fmt.Errorf("mailer returned %d results for one recipient", len(res))
+	}
+	if err := a.relayVerdict(ctx, e, res[0]); err != nil {
+		return nil, err
 	}
 	outcome := a.outcome(e, res[0])
 	if err := a.recordOutcome(ctx, job, e, outcome); err != nil {
 		return nil, err
 	}
+	a.countDelivery(e, outcome.Status)
 	a.log.Info("delivery attempt", "email_id", e.ID, "job_id", job.ID, "status", outcome.Status,
-		"code", outcome.Code, "enhanced", outcome.Enhanced, "mx", outcome.MXHost)
+		"code", outcome.Code, "enhanced", outcome.Enhanced, "mx", outcome.MXHost, "reply", outcome.Response)
 	if outcome.Status == storage.EmailPending {
 		return nil, fmt.Errorf("%w: %s", errTryLater, outcome.Response)
 	}
@@ -197,8 +204,7 @@ func (a *App) recordOutcome(ctx context.Context, job *queue.RunningJob, e storag
 		case storage.EmailDelivered:
 			return a.emitEmailEvent(ctx, tx, e, EventDelivery, nil)
 		case storage.EmailBounced:
-			return a.bounce(ctx, tx, e, map[string]any{"permanent": true, "code": o.Code,
-				"enhancedCode": o.Enhanced, "response": o.Response}, now)
+			return a.bounce(ctx, tx, e, bounceData(BounceSourceSMTP, o.Code, o.Enhanced, o.Response), now)
 		}
 		return nil
 	})

@@ -17,6 +17,9 @@ type handoff struct {
 	size  int
 	byID  map[string]handed
 	order []string // ids in the order they were put, for expiry; may name taken ones
+
+	// taken is closed when an entry leaves; a waiter makes it (waitBelow).
+	taken chan struct{}
 }
 
 type handed struct {
@@ -62,8 +65,17 @@ func (h *handoff) take(id string) ([]byte, bool) {
 	if ok {
 		delete(h.byID, id)
 		h.size -= len(e.raw)
+		h.wake()
 	}
 	return e.raw, ok
+}
+
+// wake tells a waiter that the handoff holds less.
+func (h *handoff) wake() {
+	if h.taken != nil {
+		close(h.taken)
+		h.taken = nil
+	}
 }
 
 // expire drops the entries put more than handoffTTL ago.
@@ -77,6 +89,7 @@ func (h *handoff) expire(now time.Time) {
 		if ok {
 			delete(h.byID, h.order[n])
 			h.size -= len(e.raw)
+			h.wake()
 		}
 	}
 	h.order = h.order[n:]

@@ -16,6 +16,22 @@ type Preferences struct {
 	Email       string
 	Subscribed  bool
 	ProjectName string
+	Test        bool // the link came in a campaign's test send: it changes nothing
+}
+
+// testSendContact is the contact a test send's links name: no contact
+// has it (contact ids are UUIDs), so the pages can say the email was a
+// test instead of "this contact no longer exists", and a test sent to a
+// real contact's address cannot unsubscribe them.
+const testSendContact = "test-send"
+
+// testPreferences answers the pages for a test send's links.
+func (a *App) testPreferences(ctx context.Context, projectID string) (Preferences, error) {
+	p, err := storage.ProjectByID(ctx, a.db.Reader(), projectID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Preferences{Test: true}, nil
+	}
+	return Preferences{Test: true, ProjectName: p.Name}, err
 }
 
 // openContactToken opens a contact link token. It runs before any write:
@@ -56,6 +72,9 @@ func (a *App) PreferencesByToken(ctx context.Context, token string) (Preferences
 	if err != nil {
 		return Preferences{}, err
 	}
+	if contactID == testSendContact {
+		return a.testPreferences(ctx, projectID)
+	}
 	c, p, err := a.contactByToken(ctx, a.db.Reader(), projectID, contactID)
 	return Preferences{Email: c.Email, Subscribed: c.Subscribed, ProjectName: p.Name}, err
 }
@@ -67,6 +86,9 @@ func (a *App) SetSubscriptionByToken(ctx context.Context, token string, subscrib
 	projectID, contactID, err := a.openContactToken(ctx, token)
 	if err != nil {
 		return prefs, err
+	}
+	if contactID == testSendContact {
+		return a.testPreferences(ctx, projectID)
 	}
 	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		c, p, err := a.contactByToken(ctx, tx, projectID, contactID)

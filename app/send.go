@@ -51,6 +51,7 @@ type outgoing struct {
 	marketing   bool
 	templateID  string
 	signer      *dkim.Signer
+	test        bool // a campaign's test send: its contact links change nothing
 }
 
 // Send sends one message per recipient. Each recipient is handled in turn
@@ -235,7 +236,13 @@ func (a *App) contactPreview(ctx context.Context, projectID, email string) (stri
 
 // renderVars adds the values Herald fills in itself to the contact's data.
 func (a *App) renderVars(ctx context.Context, projectID, contactID, email string, vars map[string]any) (map[string]any, error) {
-	links, err := a.contactLinks(ctx, projectID, contactID)
+	return a.renderVarsLinking(ctx, projectID, contactID, contactID, email, vars)
+}
+
+// renderVarsLinking is renderVars with the contact links naming linkID
+// (testSendContact in a test send).
+func (a *App) renderVarsLinking(ctx context.Context, projectID, contactID, linkID, email string, vars map[string]any) (map[string]any, error) {
+	links, err := a.contactLinks(ctx, projectID, linkID)
 	if err != nil {
 		return nil, err
 	}
@@ -272,6 +279,9 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	}
 	e.Subject = subject
 	e.Raw, err = out.signer.Sign(out.fromDomain, raw)
+	if err == nil {
+		a.metrics.Signed()
+	}
 	return err
 }
 

@@ -145,9 +145,7 @@ func (a *App) applySESBounce(ctx context.Context, tx *storage.Tx, e storage.Emai
 	if response == "" {
 		response = "SES permanent bounce: " + b.BounceSubType
 	}
-	return a.bounceLater(ctx, tx, e, response, map[string]any{"permanent": true, "source": "ses",
-		"bounceType": b.BounceType, "bounceSubType": b.BounceSubType,
-		"status": r.Status, "diagnosticCode": r.DiagnosticCode})
+	return a.bounceLater(ctx, tx, e, response, bounceData(BounceSourceSES, 0, r.Status, response))
 }
 
 // recipient is the bounced recipient entry for the address, or the first.

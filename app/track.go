@@ -98,5 +98,8 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 		res = TrackResult{Contact: ev.ContactID, Event: ev.ID, Timestamp: ev.CreatedAt}
 		return a.insertEvent(ctx, tx, ev)
 	})
+	if err == nil {
+		a.metrics.EventTracked()
+	}
 	return res, err
 }

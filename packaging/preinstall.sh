@@ -1,6 +1,11 @@
 #!/bin/sh
-# Create the system user the service runs as.
+# Create the system user and group the service runs as, before the files
+# that belong to them are unpacked.
 set -e
+if ! getent group herald >/dev/null; then
+  groupadd --system herald
+fi
 if ! getent passwd herald >/dev/null; then
-  useradd --system --home-dir /var/lib/herald --shell /usr/sbin/nologin herald
+  useradd --system --gid herald --home-dir /var/lib/herald --no-create-home \
+    --shell /usr/sbin/nologin --comment "Herald email service" herald
 fi

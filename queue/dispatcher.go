@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heraldmail/herald/storage"
@@ -30,6 +31,7 @@ type Dispatcher struct {
 	lanes   []*lane
 	wake    chan struct{}
 	running sync.WaitGroup
+	alive   atomic.Bool // Run is running (readiness)
 }
 
 // kind is a row of the table with the lane it runs in.
@@ -106,6 +108,8 @@ const idleWait = 30 * time.Second
 // Run claims and runs due jobs until ctx ends, then waits for the running
 // ones, whose contexts are cancelled with ctx.
 func (d *Dispatcher) Run(ctx context.Context) {
+	d.alive.Store(true)
+	defer d.alive.Store(false)
 	defer d.running.Wait()
 	for {
 		d.claimAndStart(ctx)

@@ -60,7 +60,9 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 	wctx := context.WithoutCancel(ctx)
 	now := d.clock.Now()
 	var perm PermanentError
-	givingUp := runErr != nil && ctx.Err() == nil && (errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts)
+	var later PostponedError
+	postponed := runErr != nil && ctx.Err() == nil && errors.As(runErr, &later)
+	givingUp := runErr != nil && ctx.Err() == nil && !postponed && (errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts)
 	err := d.db.Write(wctx, func(tx *storage.Tx) error {
 		switch {
 		case runErr == nil:
@@ -68,6 +70,9 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 		case ctx.Err() != nil:
 			requeued(tx, l)
 			return tx.ReleaseJob(wctx, j.ID, j.Attempts, "interrupted by shutdown", now)
+		case postponed:
+			requeued(tx, l)
+			return tx.PostponeJob(wctx, j.ID, j.Attempts, now.Add(later.After), runErr.Error(), now)
 		case givingUp:
 			return d.giveUp(wctx, tx, l, j, k, runErr, now)
 		}
@@ -81,6 +86,8 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 		log.Error("record job outcome", "err", err)
 	case givingUp:
 		log.Warn("job failed", "err", runErr, "outcome", k.GiveUp)
+	case postponed:
+		log.Debug("job postponed", "err", runErr)
 	case runErr != nil && ctx.Err() == nil:
 		log.Info("job will retry", "err", runErr)
 	}

@@ -218,10 +218,21 @@ func (s *Sender) authenticate(cl *smtp.Client, remote net.Addr, secure bool) err
 		return &localError{enh: "4.7.0", msg: "relay offers neither AUTH PLAIN nor AUTH LOGIN"}
 	}
 	if err := cl.Auth(mech); err != nil {
-		return fmt.Errorf("relay AUTH %s failed: %w", user, err)
+		err = fmt.Errorf("relay AUTH %s failed: %w", user, err)
+		var se *smtp.SMTPError
+		if errors.As(err, &se) && se.Code/100 == 5 {
+			return &authRefused{err}
+		}
+		return err
 	}
 	return nil
 }
+
+// authRefused is a permanent refusal of the relay credentials.
+type authRefused struct{ err error }
+
+func (e *authRefused) Error() string { return e.err.Error() }
+func (e *authRefused) Unwrap() error { return e.err }
 
 func isLoopback(a net.Addr) bool {
 	ap, err := netip.ParseAddrPort(a.String())

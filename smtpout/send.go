@@ -2,6 +2,7 @@ package smtpout
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -192,6 +193,8 @@ func (d *delivery) settleAll(idx []int, r Result) {
 func (d *delivery) hostFailed(host string, err error) {
 	r := verdict(err)
 	r.Temporary, r.MXHost = true, host
+	var ar *authRefused
+	r.RelayAuth = errors.As(err, &ar)
 	d.last = r
 }
 

@@ -94,6 +94,10 @@ type Result struct {
 	Message      string // the server's reply text, or a description of the local failure
 	MXHost       string // the host that gave the answer, or was tried last
 	TLS          bool   // the session that gave the answer was encrypted
+	// RelayAuth: the smarthost refused Herald's credentials (a 5xx reply
+	// to AUTH). The operator must fix the configuration; the message is
+	// not at fault and should wait rather than use up its retries.
+	RelayAuth bool
 }
 
 // Sender delivers messages. It is safe for concurrent use; Close it to say

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"strings"
 )
 
 // Audience SQL varies with the shape of a client's tree, so it runs
@@ -32,7 +33,12 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 
 // CountAudience counts the audience's contacts.
 func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
-	set, args := a.setSQL("", "")
+	if query, args, ok := a.complementCountSQL(); ok {
+		var n int
+		err := queryRowAdhoc(ctx, q, query, args...).Scan(&n)
+		return n, err
+	}
+	set, args := a.setSQL("", "", true)
 	var n int
 	err := queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
 	return n, err
@@ -41,10 +47,34 @@ func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
 // AudiencePage returns contacts of the audience, newest first, skipping
 // offset of them: the page lists of GET /segments/{id}/contacts.
 func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
-	set, args := a.setSQL("", "")
+	if page, err := audiencePageNewest(ctx, q, a, offset, limit); err != nil || len(page) == limit {
+		return page, err
+	}
+	set, args := a.setSQL("", "", true)
 	query := `SELECT ` + contactColumns + ` FROM contacts WHERE project_id = ? AND id IN (` + set + `)
 		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
 	args = append(append([]any{a.ProjectID}, args...), limit, offset)
+	rows, err := queryAdhoc(ctx, q, query, args...)
+	return collect(rows, err, scanContact)
+}
+
+// audiencePageNewest looks for the page among the project's newest
+// contacts only, probing each for membership (every read of the condition
+// becomes a lookup of that contact). An early page of an audience that is
+// not rare fills from the first few hundred contacts, where the whole-set
+// query would build and sort the audience first: at a million contacts,
+// milliseconds instead of seconds. A page it cannot fill (a rare audience,
+// a late page) is left to the whole-set query.
+func audiencePageNewest(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
+	window := min(max(2000, 100*(offset+limit)), 50_000)
+	b := &setBuilder{projectID: a.ProjectID, boundCol: "newest.id"}
+	set, args := a.build(b)
+	query := `SELECT ` + prefixColumns("c.", contactColumns) + ` FROM
+		(SELECT id, created_at FROM contacts WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) AS newest
+		JOIN contacts AS c ON c.id = newest.id
+		WHERE EXISTS (` + set + `)
+		ORDER BY newest.created_at DESC, newest.id DESC LIMIT ? OFFSET ?`
+	args = append(append([]any{a.ProjectID, window}, args...), limit, offset)
 	rows, err := queryAdhoc(ctx, q, query, args...)
 	return collect(rows, err, scanContact)
 }
@@ -54,7 +84,7 @@ func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int)
 // fan-out. The bound is pushed into every index read, so a batch costs its
 // own size for tests on equality, not the size of the whole audience.
 func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, limit int) ([]Contact, error) {
-	set, args := a.setSQL(">", after)
+	set, args := a.setSQL(">", after, false)
 	query := `SELECT ` + contactColumns + ` FROM contacts WHERE id IN (` + set + ` ORDER BY 1 LIMIT ?) ORDER BY id`
 	rows, err := queryAdhoc(ctx, q, query, append(args, limit)...)
 	return collect(rows, err, scanContact)
@@ -63,7 +93,7 @@ func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, lim
 // AudienceHas reports whether one contact belongs to the audience: every
 // read becomes a point lookup on that contact's id.
 func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (bool, error) {
-	set, args := a.setSQL("=", contactID)
+	set, args := a.setSQL("=", contactID, false)
 	var ok bool
 	err := queryRowAdhoc(ctx, q, `SELECT EXISTS (`+set+`)`, args...).Scan(&ok)
 	return ok, err
@@ -71,7 +101,7 @@ func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (
 
 // AudienceIDs returns the ids of the audience's contacts, in id order.
 func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
-	set, args := a.setSQL("", "")
+	set, args := a.setSQL("", "", true)
 	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) ORDER BY 1`, args...)
 	return collect(rows, err, scanString)
 }
@@ -79,14 +109,27 @@ func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
 // ExplainAudienceCount returns SQLite's plan for CountAudience, one line
 // per step, so that tests can check which indexes a count reads.
 func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) ([]string, error) {
-	set, args := a.setSQL("", "")
-	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM (`+set+`)`, args...)
+	set, args := a.setSQL("", "", true)
+	query := `SELECT COUNT(*) FROM (` + set + `)`
+	if cq, cargs, ok := a.complementCountSQL(); ok {
+		query, args = cq, cargs
+	}
+	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN `+query, args...)
 	return collect(rows, err, func(s scanner) (string, error) {
 		var id, parent, unused int
 		var detail string
 		err := s.Scan(&id, &parent, &unused, &detail)
 		return detail, err
 	})
+}
+
+// prefixColumns qualifies each column of a list with a table alias.
+func prefixColumns(prefix, columns string) string {
+	cols := strings.Split(columns, ", ")
+	for i, c := range cols {
+		cols[i] = prefix + c
+	}
+	return strings.Join(cols, ", ")
 }
 
 func scanString(s scanner) (string, error) {

@@ -38,6 +38,8 @@ type DB struct {
 	finished chan struct{}
 	closeMu  sync.Once
 
+	onBatch func(int)
+
 	dirty          chan struct{} // a commit happened since the last checkpoint
 	checkpointDone chan struct{}
 }
@@ -46,6 +48,9 @@ type DB struct {
 type Options struct {
 	Readers  int // reader pool size; default max(4, GOMAXPROCS)
 	MaxBatch int // writes grouped into one transaction at most; default 256
+	// OnBatch, when set, is called after each committed transaction with
+	// the number of writes it held (the metrics' write batches).
+	OnBatch func(writes int)
 }
 
 // Open opens (creating if needed) the database in dataDir, applies pending
@@ -55,6 +60,9 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if err := prepareFiles(path); err != nil {
+		return nil, err
+	}
 	db, err := openUnstarted(path, opts)
 	if err != nil {
 		return nil, err
@@ -70,6 +78,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 		db.closeConns()
 		return nil, err
 	}
+	db.onBatch = opts.OnBatch
 	db.startWriter(ctx, opts)
 	return db, nil
 }
@@ -80,12 +89,34 @@ func OpenWithoutMigrating(dataDir string) (*sql.DB, error) {
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	w, err := sql.Open("sqlite", dsn(filepath.Join(dataDir, FileName), false))
+	path := filepath.Join(dataDir, FileName)
+	if err := prepareFiles(path); err != nil {
+		return nil, err
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	return w, nil
+}
+
+// prepareFiles gives the database file, and its WAL and shared-memory
+// files when they exist, mode 0600 and the data directory's owner (see
+// PrepareFile). SQLite creates the WAL and shared-memory files with the
+// database file's mode and, under root, its owner.
+func prepareFiles(path string) error {
+	if err := PrepareFile(path); err != nil {
+		return err
+	}
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(side); err == nil {
+			if err := PrepareFile(side); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func openUnstarted(path string, opts Options) (*DB, error) {

@@ -140,6 +140,14 @@ func (tx *Tx) StartAttempt(ctx context.Context, id string, now time.Time) (bool,
 	return n > 0, err
 }
 
+// UndoAttempt takes back the attempt StartAttempt counted, for an attempt
+// that did not happen (see app's relay check): the email waits again.
+func (tx *Tx) UndoAttempt(ctx context.Context, id string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', attempts = max(attempts - 1, 0), updated_at = ?
+		WHERE id = ? AND status = 'SENDING'`, Millis(now), id)
+	return err
+}
+
 // AttemptOutcome is what one delivery attempt learned.
 type AttemptOutcome struct {
 	Status   string // the email's new status

@@ -148,6 +148,23 @@ func (tx *Tx) ReleaseJob(ctx context.Context, id string, attempt int, reason str
 	return err
 }
 
+// PostponeJob puts an attempt back in the queue, due at runAt, without
+// counting it: the job could not run for a reason outside itself.
+func (tx *Tx) PostponeJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
+			failed_reason = ?2, updated_at = ?3
+		WHERE id = ?4 AND attempts = ?5`, Millis(runAt), reason, Millis(now), id, attempt)
+	return err
+}
+
+// ResumePostponedJobs makes the queued jobs of a kind postponed for a
+// reason due now.
+func (tx *Tx) ResumePostponedJobs(ctx context.Context, kind, reason string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE jobs SET run_at = ?1, updated_at = ?1
+		WHERE kind = ?2 AND state = 'queued' AND failed_reason = ?3 AND run_at > ?1`, Millis(now), kind, reason)
+	return err
+}
+
 // RescheduleJob queues a finished periodic job again from a clean slate.
 func (tx *Tx) RescheduleJob(ctx context.Context, id string, runAt, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, attempts = 0, lease_until = NULL,

@@ -18,6 +18,9 @@ func NewMigrator(db *sql.DB) (*goose.Provider, error) {
 
 // Migrate applies every pending migration and returns how many ran.
 func Migrate(ctx context.Context, db *sql.DB) (int, error) {
+	if err := checkNotTooNew(ctx, db); err != nil {
+		return 0, err
+	}
 	p, err := NewMigrator(db)
 	if err != nil {
 		return 0, fmt.Errorf("migrations: %w", err)

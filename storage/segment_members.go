@@ -61,7 +61,7 @@ func SegmentMemberIDs(ctx context.Context, q Querier, segmentID string) ([]strin
 // contacts of the audience without a row (entered), and the rows whose
 // contact is no longer in the audience (left).
 func MembershipDiff(ctx context.Context, q Querier, a Audience, segmentID string) (entered, left []string, err error) {
-	set, args := a.setSQL("", "")
+	set, args := a.setSQL("", "", true)
 	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`)
 		EXCEPT SELECT contact_id FROM segment_members WHERE segment_id = ?`, append(args, segmentID)...)
 	if entered, err = collect(rows, err, scanString); err != nil {

@@ -237,6 +237,9 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 	}
 	err := db.commit(ctx, tx)
 	if err == nil {
+		if db.onBatch != nil {
+			db.onBatch(len(batch))
+		}
 		for _, h := range hooks {
 			h()
 		}

@@ -35,7 +35,7 @@ func BenchmarkCampaignFanout(b *testing.B) {
 		}
 		id := r.JSON()["data"].(map[string]any)["id"].(string)
 		b.StartTimer()
-		start := time.Now()
+		start, cpu0 := time.Now(), processCPU()
 		if r := e.Secret("POST", "/campaigns/"+id+"/send", nil); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
 		}
@@ -44,6 +44,7 @@ func BenchmarkCampaignFanout(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "msg/s")
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(n)/1e3, "cpu-µs/msg")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
 	}
 }

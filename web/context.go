@@ -11,10 +11,20 @@ import (
 // handlers and back out to the access log.
 type request struct {
 	id      string
+	route   string // the routes table's pattern; "" when none matched
 	project app.Project
 	access  app.Access // what authorization found: project and role
 	params  map[string]string
 	bodyErr error // the first failure reading the body (see requestBody)
+}
+
+// routeName is the route for logs and metrics: its pattern, or
+// "unmatched" for a path no route serves (never the path itself).
+func (r *request) routeName() string {
+	if r.route == "" {
+		return "unmatched"
+	}
+	return r.route
 }
 
 type ctxKey struct{}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"html/template"
+	"log/slog"
 	"net/http"
 
 	"github.com/heraldmail/herald/app"
@@ -35,13 +36,30 @@ func renderPage(w http.ResponseWriter, status int, p page) {
 	_ = pageTemplate.Execute(w, p)
 }
 
-// pageError shows a failed link as a page, not as JSON: people see these.
+// pageError shows a failed link as a page, not as JSON: people open these
+// in a browser. An internal failure is logged with the request id, as
+// writeError would, and the page says only that it failed.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) error {
-	if e, ok := app.AsError(err); ok && e.Kind == app.KindNotFound {
+	e, ok := app.AsError(err)
+	switch {
+	case ok && e.Kind == app.KindNotFound:
 		renderPage(w, http.StatusNotFound, page{Title: "Link not valid", Message: e.Message})
-		return nil
+	case ok:
+		renderPage(w, statusOf(e), page{Title: "Request not valid", Message: e.Message})
+	default:
+		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", reqOf(r).id), slog.String("err", err.Error()))
+		renderPage(w, http.StatusInternalServerError, page{Title: "Something went wrong",
+			Message: "This link could not be opened just now. Please try again later. (Reference " + reqOf(r).id + ")"})
 	}
-	return err
+	return nil
+}
+
+// testSendPage answers the links of a campaign's test send.
+func testSendPage(p app.Preferences) page {
+	return page{Title: "This was a test email", Project: p.ProjectName,
+		Message: "This link came in a test send of a campaign, so it changes nobody's subscription. " +
+			"In the emails of the campaign itself, it lets each recipient manage their subscription."}
 }
 
 // preferencePage serves a GET page of a contact link: the page shows the
@@ -51,6 +69,9 @@ func (s *Server) preferencePage(build func(app.Preferences) page) func(http.Resp
 		p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
 		if err != nil {
 			return s.pageError(w, r, err)
+		}
+		if p.Test {
+			build = testSendPage
 		}
 		renderPage(w, http.StatusOK, build(p))
 		return nil
@@ -89,13 +110,17 @@ func (s *Server) changeSubscription(subscribe bool, manage bool) func(http.Respo
 			// The form decides here: a body that did not arrive decides
 			// nothing (one-click POSTs elsewhere need no body).
 			if err := r.ParseForm(); err != nil {
-				return app.BadRequest("Malformed form: %v", err)
+				return s.pageError(w, r, app.BadRequest("Malformed form: %v", err))
 			}
 			want = r.PostFormValue("action") == "subscribe"
 		}
 		p, err := s.app.SetSubscriptionByToken(r.Context(), param(r, "token"), want)
 		if err != nil {
 			return s.pageError(w, r, err)
+		}
+		if p.Test {
+			renderPage(w, http.StatusOK, testSendPage(p))
+			return nil
 		}
 		if manage {
 			renderPage(w, http.StatusOK, managePage(p))

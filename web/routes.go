@@ -106,6 +106,7 @@ func (s *Server) routes() []route {
 		{method: "DELETE", path: "/segments/:id/members", auth: authSecret, handle: s.removeSegmentMembers},
 		{method: "POST", path: "/segments/:id/compute", auth: authSecret, handle: s.computeSegment},
 		{method: "POST", path: "/segments/:id/refresh", auth: authSecret, handle: s.refreshSegment},
+		{method: "POST", path: "/audience/count", auth: authSecret, handle: s.countAudience},
 
 		// Campaigns
 		{method: "GET", path: "/campaigns", auth: authSecret, handle: s.listCampaigns},

@@ -54,6 +54,7 @@ func sendBenchEnv(b testing.TB, workers bool) *webtest.Env {
 func reportRate(b *testing.B, start time.Time, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msg/s")
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/msg")
+	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
 }
 
 func sendBody(i int, html string) map[string]any {

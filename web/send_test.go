@@ -77,7 +77,7 @@ func sendOK(t *testing.T, e *webtest.Env, body map[string]any) []any {
 	return r.JSON()["data"].(map[string]any)["emails"].([]any)
 }
 
-func htmlPart(t *testing.T, raw []byte) string {
+func htmlPart(t testing.TB, raw []byte) string {
 	t.Helper()
 	msg, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
@@ -86,7 +86,7 @@ func htmlPart(t *testing.T, raw []byte) string {
 	return findPart(t, msg.Header.Get("Content-Type"), msg.Body, "text/html")
 }
 
-func findPart(t *testing.T, contentType string, body io.Reader, want string) string {
+func findPart(t testing.TB, contentType string, body io.Reader, want string) string {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		t.Fatal(err)

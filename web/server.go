@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 )
 
@@ -27,6 +28,10 @@ type Options struct {
 	// BodyTimeout bounds how long a request's whole body may take to
 	// arrive (408 after it); 0: no bound of web's own.
 	BodyTimeout time.Duration
+	// Metrics counts requests and serves GET /metrics (nil: neither),
+	// behind MetricsToken when it is set.
+	Metrics      *metrics.Metrics
+	MetricsToken string
 }
 
 // Server is Herald's HTTP handler.
@@ -41,6 +46,9 @@ type Server struct {
 	authLimiter *rateLimiter // per IP on /auth/*; nil when rate limits are off
 
 	bodyTimeout time.Duration
+
+	metrics      *metrics.Metrics
+	metricsToken string
 }
 
 // New builds the handler for every route.
@@ -49,7 +57,8 @@ func New(o Options) *Server {
 		o.Clock = queue.SystemClock{}
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
-		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout}
+		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,
+		metrics: o.Metrics, metricsToken: o.MetricsToken}
 	if o.RateLimit > 0 {
 		s.authLimiter = newRateLimiter(authIPLimit, time.Minute, o.Clock.Now)
 	}
@@ -62,7 +71,7 @@ func New(o Options) *Server {
 	}
 	router := newRouter(routes, s.chain, http.HandlerFunc(s.notFound))
 	router.GlobalOPTIONS = s.preflight(public)
-	s.handler = s.outer(router)
+	s.handler = s.outer(s.withOps(withDashboard(router)))
 	return s
 }
 
@@ -112,10 +121,13 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					s.writeError(sw, r, fmt.Errorf("panic: %v", p))
 				}
 			}
+			// The route's pattern, never the path: paths carry link tokens.
+			took, route := time.Since(start), req.routeName()
+			s.metrics.Request(r.Method, route, sw.status, took)
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", req.id), slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-				slog.Duration("took", time.Since(start)), slog.String("project_id", req.project.ID))
+				slog.String("route", route), slog.Int("status", sw.status),
+				slog.Duration("took", took), slog.String("project_id", req.project.ID))
 		}()
 		next.ServeHTTP(sw, r)
 	})
@@ -132,6 +144,7 @@ func newRequestID() string {
 // Idempotency-Key handling.
 func (s *Server) chain(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqOf(r).route = rt.path
 		if rt.auth == authPublic {
 			setCORS(w.Header())
 		}

@@ -53,7 +53,7 @@ func loadURL(b *testing.B, url, key string, body func(int64) any) {
 	lat := make([][]time.Duration, benchClients)
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for c := 0; c < benchClients; c++ {
 		wg.Add(1)
 		go func(c int) {
@@ -82,6 +82,8 @@ func loadURL(b *testing.B, url, key string, body func(int64) any) {
 	slices.Sort(all)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/req")
+	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
 }
 
 func doPOST(client *http.Client, url, key string, body []byte) int {

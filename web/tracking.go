@@ -25,7 +25,7 @@ func (s *Server) openPixel(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) clickRedirect(w http.ResponseWriter, r *http.Request) error {
 	target, err := s.app.RecordClick(r.Context(), param(r, "token"))
 	if err != nil {
-		return err
+		return s.pageError(w, r, err) // people click these: a page, not JSON
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, target, http.StatusFound)

@@ -177,9 +177,9 @@ func TestWorkflowWebhook(t *testing.T) {
 	addStep(t, e, w.ID, map[string]any{"type": "WEBHOOK", "config": map[string]any{"url": srv.URL + "/h/{{event.k}}",
 		"headers": map[string]any{"X-Who": "{{email}}"}}})
 	trackEvent(t, e, "hook@example.com", "go", map[string]any{"k": "v1"})
-	waitFor(t, "first attempt", func() bool { return rc.count() == 1 })
+	waitUntil(t, "first attempt", func() bool { return rc.count() == 1 })
 	e.AdvanceToRetry(app.JobWorkflowWebhook) // 30s
-	waitFor(t, "second attempt", func() bool { return rc.count() == 2 })
+	waitUntil(t, "second attempt", func() bool { return rc.count() == 2 })
 	e.AdvanceToRetry(app.JobWorkflowWebhook) // 60s
 	xs := waitExecutions(t, e, w.ID, "COMPLETED", 1)
 	x := getExecution(t, e, w.ID, xs[0].ID)
@@ -225,7 +225,7 @@ func TestWorkflowWebhookGivesUp(t *testing.T) {
 	addStep(t, e, w.ID, map[string]any{"type": "WEBHOOK", "config": map[string]any{"url": srv.URL, "method": "GET"}})
 	trackEvent(t, e, "down@example.com", "go", nil)
 	for i := 1; i < 5; i++ {
-		waitFor(t, "attempt", func() bool { return rc.count() == i })
+		waitUntil(t, "attempt", func() bool { return rc.count() == i })
 		e.AdvanceToRetry(app.JobWorkflowWebhook)
 	}
 	xs := waitExecutions(t, e, w.ID, "FAILED", 1)

@@ -22,7 +22,7 @@ func trackEvent(t testing.TB, e *webtest.Env, email, event string, data map[stri
 }
 
 // waitFor polls until cond holds.
-func waitFor(t testing.TB, what string, cond func() bool) {
+func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -187,7 +187,7 @@ func TestWorkflowDelayAndWait(t *testing.T) {
 	// An event before the wait began does not count.
 	trackEvent(t, e, "a@example.com", "paid", map[string]any{"early": true})
 	e.Clock.Advance(48 * time.Hour)
-	waitFor(t, "waits", func() bool {
+	waitUntil(t, "waits", func() bool {
 		d := getExecution(t, e, w.ID, xs[0].ID)
 		l := d.StepExecutions[len(d.StepExecutions)-1]
 		d2 := getExecution(t, e, w.ID, xs[1].ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/password"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/resolver/dnstest"
@@ -65,6 +66,13 @@ type Options struct {
 	Log *slog.Logger
 	// BodyTimeout is web.Options.BodyTimeout.
 	BodyTimeout time.Duration
+	// Metrics and MetricsToken are web.Options' (and Metrics app's).
+	Metrics      *metrics.Metrics
+	MetricsToken string
+	// SMTP adjusts the mailer's configuration (a relay, say) and
+	// Delivery the app's delivery options.
+	SMTP     func(*smtpout.Config)
+	Delivery app.DeliveryOptions
 	// Accounts is app.Options.Accounts. Its password parameters default
 	// to cheap ones (FastPasswords), so that tests do not wait on argon2id.
 	Accounts app.AccountOptions
@@ -86,7 +94,11 @@ var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := storage.Open(ctx, t.TempDir(), storage.Options{})
+	var dbOpts storage.Options
+	if o.Metrics != nil {
+		dbOpts.OnBatch = o.Metrics.WriteBatch
+	}
+	db, err := storage.Open(ctx, t.TempDir(), dbOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +109,12 @@ func New(t testing.TB, o Options) *Env {
 		log = slog.New(slog.DiscardHandler)
 	}
 	dns := resolver.New(e.DNS.Addr, time.Second)
-	mailer := smtpout.New(smtpout.Config{Hostname: "herald.test", Port: e.Sink.Port,
-		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}},
-		dns, &net.Dialer{}, log)
+	smtpCfg := smtpout.Config{Hostname: "herald.test", Port: e.Sink.Port,
+		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}}
+	if o.SMTP != nil {
+		o.SMTP(&smtpCfg)
+	}
+	mailer := smtpout.New(smtpCfg, dns, &net.Dialer{}, log)
 	t.Cleanup(func() { mailer.Close() })
 	if o.Accounts.Password.Memory == 0 {
 		o.Accounts.Password = FastPasswords
@@ -109,10 +124,14 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher, Accounts: o.Accounts,
+		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts,
 		Webhooks: webhooks(o.Webhooks, dns)})
+	if o.Metrics != nil {
+		o.Metrics.Watch(e.App.MetricsSource())
+	}
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
-		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout}))
+		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
+		Metrics: o.Metrics, MetricsToken: o.MetricsToken}))
 	e.runCtx = ctx
 	if o.NoWorkers {
 		close(e.done)

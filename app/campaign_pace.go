@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"time"
+)
+
+// A fan-out signs on every core and can run far ahead of delivery. What
+// it queues beyond what delivery takes soon only costs memory: each queued
+// message waits in the handoff (or, once the handoff is full, is read back
+// from email_bodies, a second cost). So before it builds a batch, a
+// fan-out waits while the handoff already holds fanoutAheadBytes, two
+// batches of a typical newsletter: enough that delivery never runs dry,
+// little enough that a campaign's memory does not grow with its audience.
+// The wait is bounded by fanoutPaceWait, so a delivery that stalls (a slow
+// destination, a paused lane) slows the fan-out but never stops it.
+const (
+	fanoutAheadBytes = 12 << 20
+	fanoutPaceWait   = time.Second
+)
+
+// paceFanout waits until the handoff holds at most fanoutAheadBytes, the
+// context ends, or fanoutPaceWait has passed on the App's clock.
+func (a *App) paceFanout(ctx context.Context) {
+	if a.handoff.held() <= fanoutAheadBytes {
+		return // the common case, without a timer
+	}
+	a.handoff.waitBelow(ctx, fanoutAheadBytes, a.clock.Until(a.clock.Now().Add(fanoutPaceWait)))
+}
+
+// held is how many bytes the handoff holds.
+func (h *handoff) held() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.size
+}
+
+// waitBelow returns once the handoff holds at most limit bytes, ctx ends,
+// or giveUp delivers.
+func (h *handoff) waitBelow(ctx context.Context, limit int, giveUp <-chan time.Time) {
+	for {
+		h.mu.Lock()
+		if h.size <= limit {
+			h.mu.Unlock()
+			return
+		}
+		if h.taken == nil {
+			h.taken = make(chan struct{})
+		}
+		taken := h.taken
+		h.mu.Unlock()
+		select {
+		case <-taken:
+		case <-ctx.Done():
+			return
+		case <-giveUp:
+			return
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/smtpout"
+	"github.com/heraldmail/herald/storage"
+)
+
+// relayProbeEvery is how often, while the relay refuses Herald's
+// credentials, one delivery tries it again. The others wait in the queue
+// without an attempt, so a wrong password costs no message its retries,
+// and the relay sees one login a minute instead of one per queued email.
+const relayProbeEvery = time.Minute
+
+// relayHealth remembers that the smarthost refused Herald's credentials:
+// a configuration error, not the recipient's, reported once at ERROR and
+// by /readyz until a login works again.
+type relayHealth struct {
+	mu        sync.Mutex
+	failing   bool
+	reason    string
+	lastProbe time.Time
+}
+
+// mayTry reports whether a delivery may use the relay now: always while it
+// works, once per relayProbeEvery while it refuses the credentials.
+func (h *relayHealth) mayTry(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.failing || now.Sub(h.lastProbe) >= relayProbeEvery {
+		h.lastProbe = now
+		return true
+	}
+	return false
+}
+
+// failed records a refusal and reports whether it is the first.
+func (h *relayHealth) failed(now time.Time, reason string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	first := !h.failing
+	h.failing, h.reason, h.lastProbe = true, reason, now
+	return first
+}
+
+// worked records a login that worked and reports whether it had failed.
+func (h *relayHealth) worked() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	was := h.failing
+	h.failing, h.reason = false, ""
+	return was
+}
+
+// problem is what /readyz shows; "" when the relay takes the credentials.
+func (h *relayHealth) problem() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.failing {
+		return ""
+	}
+	return "the SMTP relay refuses Herald's credentials (" + h.reason + "): fix HERALD_SMTP_RELAY_USERNAME / HERALD_SMTP_RELAY_PASSWORD and restart; deliveries wait until then"
+}
+
+// errRelayRefusesLogin postpones deliveries while the relay refuses the
+// credentials.
+var errRelayRefusesLogin = fmt.Errorf("waiting: the SMTP relay refuses Herald's credentials")
+
+// relayGate is run before an attempt: while the relay refuses the
+// credentials, the attempt is handed back without being counted.
+func (a *App) relayGate(ctx context.Context, e storage.Email) error {
+	if a.relay.mayTry(a.clock.Now()) {
+		return nil
+	}
+	return a.postponeDelivery(ctx, e)
+}
+
+// relayVerdict is run after an attempt: a refused login is logged once at
+// ERROR and postpones the delivery uncounted; a working one clears it.
+func (a *App) relayVerdict(ctx context.Context, e storage.Email, r smtpout.Result) error {
+	if !r.RelayAuth {
+		if a.relay.worked() {
+			a.log.Info("the SMTP relay accepts Herald's credentials again: waiting deliveries resume", "relay", r.MXHost)
+			a.resumeWaitingDeliveries(ctx)
+		}
+		return nil
+	}
+	if a.relay.failed(a.clock.Now(), fmt.Sprintf("%d %s %s", r.Code, r.EnhancedCode, r.Message)) {
+		a.log.Error("the SMTP relay refuses Herald's credentials: deliveries wait, without using their retries, until HERALD_SMTP_RELAY_USERNAME / HERALD_SMTP_RELAY_PASSWORD are fixed",
+			"relay", r.MXHost, "code", r.Code, "enhanced", r.EnhancedCode, "reply", r.Message)
+	}
+	return a.postponeDelivery(ctx, e)
+}
+
+// postponeDelivery undoes the attempt the claim counted on the email and
+// hands the job back to the queue, due after relayProbeEvery, uncounted.
+func (a *App) postponeDelivery(ctx context.Context, e storage.Email) error {
+	err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
+		return tx.UndoAttempt(ctx, e.ID, a.now())
+	})
+	if err != nil {
+		return err
+	}
+	return queue.Postpone(relayProbeEvery, errRelayRefusesLogin)
+}
+
+// resumeWaitingDeliveries makes the deliveries postponed for the relay due
+// now, instead of at their next probe time.
+func (a *App) resumeWaitingDeliveries(ctx context.Context) {
+	err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
+		return a.jobs.ResumePostponed(ctx, tx, JobDeliver, errRelayRefusesLogin.Error())
+	})
+	if err != nil {
+		a.log.Error("resume the deliveries that waited for the relay", "err", err)
+	}
+}

@@ -1,0 +1,85 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/heraldmail/herald/storage"
+)
+
+// PostponedError makes the dispatcher put a job back in the queue, due
+// After from now, without counting the attempt: the job did not fail, it
+// could not run (a relay refusing Herald's credentials is the operator's
+// to fix, and must not use up the retries of every queued message).
+type PostponedError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e PostponedError) Error() string { return e.Err.Error() }
+func (e PostponedError) Unwrap() error { return e.Err }
+
+// Postpone wraps err so that the job runs again after d, uncounted.
+func Postpone(d time.Duration, err error) error {
+	if err == nil {
+		err = errors.New("postponed")
+	}
+	return PostponedError{After: d, Err: err}
+}
+
+// Running reports whether Run is running: the readiness check.
+func (d *Dispatcher) Running() bool { return d.alive.Load() }
+
+// LaneCount is the number of jobs of a lane in a state: queued, running
+// or failed.
+type LaneCount struct {
+	Lane, State string
+	N           int
+}
+
+// Counts returns the jobs by lane and state, every lane and state present
+// (0 included), for the metrics.
+func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
+	rows, err := storage.JobCounts(ctx, d.db.Reader())
+	if err != nil {
+		return nil, err
+	}
+	states := []string{"queued", "running", "failed"}
+	sum := map[[2]string]int{}
+	for _, r := range rows {
+		k, ok := d.kinds[r.Kind]
+		if !ok {
+			continue
+		}
+		state := r.State
+		if state == "active" {
+			state = "running"
+		}
+		sum[[2]string{k.lane.name, state}] += r.N
+	}
+	var out []LaneCount
+	for _, l := range d.lanes {
+		for _, s := range states {
+			out = append(out, LaneCount{Lane: l.name, State: s, N: sum[[2]string{l.name, s}]})
+		}
+	}
+	return out, nil
+}
+
+// ResumePostponed makes the jobs of a kind postponed with reason (the
+// text of the error given to Postpone) due now, inside the caller's write.
+func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string) error {
+	k, ok := d.kinds[kind]
+	if !ok {
+		return errors.New("queue: no job kind " + kind)
+	}
+	if err := tx.ResumePostponedJobs(ctx, kind, reason, d.clock.Now()); err != nil {
+		return err
+	}
+	tx.OnCommit(func() {
+		k.lane.drain.changed()
+		d.Wake()
+	})
+	return nil
+}

@@ -1,0 +1,145 @@
+// Sign-in, sign-up and the pages platform mail links to.
+import { html, useState, useEffect } from '../lib.js';
+import { post } from '../api.js';
+import { Field, FormError, Link, navigate } from '../ui.js';
+
+export function AuthPage({ config, onSignedIn }) {
+  const signup = location.pathname === '/app/signup';
+  const [form, setForm] = useState({ email: '', password: '' });
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const signupsOn = config.signupsEnabled !== false;
+  useEffect(() => { document.title = (signup ? 'Sign up' : 'Log in') + ' · Herald'; }, [signup]);
+
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await post(signup ? '/auth/signup' : '/auth/login', { email: form.email.trim(), password: form.password });
+      onSignedIn();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
+  const errs = error ? error.fields : {};
+  return html`<div class="center">
+    <form class="card auth" onSubmit=${submit} novalidate>
+      <div class="brand">Herald</div>
+      <h1 id="page-title" tabindex="-1">${signup ? 'Create your account' : 'Log in'}</h1>
+      <${Field} label="Email" name="email" type="email" autocomplete="username" required value=${form.email} onInput=${set('email')} errors=${errs} />
+      <${Field} label="Password" name="password" type="password" autocomplete=${signup ? 'new-password' : 'current-password'} required minlength=${signup ? 8 : undefined}
+        value=${form.password} onInput=${set('password')} errors=${errs} hint=${signup ? 'At least 8 characters.' : undefined} />
+      <${FormError} error=${error} shown=${['email', 'password']} />
+      <button type="submit" class="primary" disabled=${busy}>${signup ? 'Sign up' : 'Log in'}</button>
+      <p class="muted">
+        ${signup
+          ? html`Have an account? <${Link} href="/app/login">Log in<//>`
+          : html`${signupsOn ? html`No account yet? <${Link} href="/app/signup">Sign up<//>. ` : null}<${Link} href="/app/forgot-password">Forgot your password?<//>`}
+      </p>
+      <details class="hint-box" open>
+        <summary>First start?</summary>
+        <p>Create the first user on the server${signupsOn ? ' (or sign up here)' : ''}:</p>
+        <pre><code>herald user create --email you@example.com --password-stdin</code></pre>
+        <p class="muted">Then log in here with that email and password.</p>
+      </details>
+    </form>
+  </div>`;
+}
+
+function TokenPage({ title, children }) {
+  useEffect(() => { document.title = title + ' · Herald'; }, [title]);
+  return html`<div class="center"><div class="card auth">
+    <div class="brand">Herald</div>
+    <h1 id="page-title" tabindex="-1">${title}</h1>
+    ${children}
+  </div></div>`;
+}
+
+const tokenParam = () => new URLSearchParams(location.search).get('token') || '';
+
+export function VerifyEmailPage() {
+  const [state, setState] = useState({ done: false, error: null });
+  useEffect(() => {
+    post('/auth/verify-email', { token: tokenParam() }).then(
+      () => setState({ done: true, error: null }),
+      (error) => setState({ done: false, error }),
+    );
+  }, []);
+  return html`<${TokenPage} title="Verify your email">
+    ${state.done ? html`<p role="status">Your email is verified.</p>` : null}
+    ${state.error ? html`<div class="alert error" role="alert">${state.error.message}</div>` : null}
+    ${!state.done && !state.error ? html`<p>Verifying…</p>` : null}
+    <p><${Link} href="/app/">Open the dashboard<//></p>
+  <//>`;
+}
+
+export function ResetPasswordPage() {
+  const [pw, setPw] = useState('');
+  const [error, setError] = useState(null);
+  const [done, setDone] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await post('/auth/reset-password', { token: tokenParam(), newPassword: pw });
+      setDone(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return html`<${TokenPage} title="Choose a new password">
+    ${done
+      ? html`<p role="status">Your password is changed. <${Link} href="/app/login">Log in<//></p>`
+      : html`<form onSubmit=${submit}>
+          <${Field} label="New password" name="newPassword" type="password" autocomplete="new-password" value=${pw} onInput=${(e) => setPw(e.target.value)} errors=${error && error.fields} hint="At least 8 characters." />
+          <${FormError} error=${error} shown=${['newPassword']} />
+          <button type="submit" class="primary">Set password</button>
+        </form>`}
+  <//>`;
+}
+
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState(null);
+  const [done, setDone] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await post('/auth/request-password-reset', { email: email.trim() });
+      setDone(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return html`<${TokenPage} title="Reset your password">
+    ${done
+      ? html`<p role="status">If an account has that email, a link to reset its password is on its way.</p>`
+      : html`<form onSubmit=${submit}>
+          <${Field} label="Email" name="email" type="email" autocomplete="username" value=${email} onInput=${(e) => setEmail(e.target.value)} errors=${error && error.fields} />
+          <${FormError} error=${error} shown=${['email']} />
+          <button type="submit" class="primary">Send the link</button>
+        </form>`}
+    <p><${Link} href="/app/login">Back to log in<//></p>
+  <//>`;
+}
+
+export function VerifyPendingPage({ user, onSignOut }) {
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState(null);
+  const resend = async () => {
+    try { await post('/auth/request-verification'); setSent(true); } catch (e) { setError(e); }
+  };
+  const logout = async () => { try { await post('/auth/logout'); } finally { onSignOut(); navigate('/app/login'); } };
+  return html`<${TokenPage} title="Check your inbox">
+    <p>We sent a link to <strong>${user.email}</strong>. Open it to verify your email, then come back.</p>
+    ${sent ? html`<p role="status">Sent again.</p>` : null}
+    ${error ? html`<div class="alert error" role="alert">${error.message}</div>` : null}
+    <button type="button" onClick=${resend}>Send the link again</button>
+    <button type="button" onClick=${logout}>Log out</button>
+  <//>`;
+}
