@@ -82,6 +82,7 @@ func newProjectCmd(c *config) *cobra.Command {
 	}
 	list.Flags().BoolVar(&listJSON, "json", false, "print the projects as a JSON array")
 	cmd.AddCommand(create, list)
+	cmd.AddCommand(projectAccountCmds(c)...)
 	return cmd
 }
 

@@ -48,6 +48,8 @@ type config struct {
 	SystemFrom     string
 	AutoDisable    bool
 
+	httpLimits
+
 	WebhookRetryBase    time.Duration
 	WebhookAllowPrivate bool
 }
@@ -72,6 +74,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	deliveryFlags(fs, c)
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
 	accountFlags(fs, c)
+	limitFlags(fs, c)
 	workflowFlags(fs, c)
 }
 

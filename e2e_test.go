@@ -228,9 +228,26 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(second, "Second") || !strings.Contains(second, "sk_") {
 		t.Fatalf("project create: %s", second)
 	}
+	// The default base URL is http://localhost: a warning, once, in the
+	// log and in GET /config.
+	if w, _ := s.call(t, "GET", "/config", "", nil).body["warnings"].([]any); len(w) == 0 ||
+		!strings.Contains(w[0].(string), "HERALD_BASE_URL") {
+		t.Fatalf("/config warnings %v", w)
+	}
 	s.stop(t)
 	if len(s.logLines("stopped")) != 1 {
 		t.Fatal("no clean stop in the logs")
+	}
+	s.mu.Lock()
+	warned := 0
+	for _, l := range s.logs {
+		if msg, _ := l["msg"].(string); l["level"] == "WARN" && strings.Contains(msg, "HERALD_BASE_URL") && strings.Contains(msg, "not https") {
+			warned++
+		}
+	}
+	s.mu.Unlock()
+	if warned != 1 {
+		t.Fatalf("%d start-up warnings about HERALD_BASE_URL, want 1", warned)
 	}
 	for _, l := range s.logLines("request") {
 		if id, _ := l["request_id"].(string); !strings.HasPrefix(id, "req_") {

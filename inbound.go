@@ -25,7 +25,12 @@ func startInbound(c *config, a *app.App, log *slog.Logger) (stop func(context.Co
 	if err != nil {
 		return nil, fmt.Errorf("inbound listen on %s: %w", c.InboundListen, err)
 	}
-	srv := smtpin.New(smtpin.Config{Hostname: inboundName(c)}, a.BounceMailbox(), log)
+	tlsConfig, err := inboundTLS(c)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	srv := smtpin.New(smtpin.Config{Hostname: inboundName(c), TLSConfig: tlsConfig}, a.BounceMailbox(), log)
 	go func() {
 		if err := srv.Serve(ln); err != nil {
 			log.Error("inbound smtp stopped", "err", err)

@@ -46,6 +46,7 @@ func newRootCmdWith(env func(string) (string, bool), configFile string) *cobra.C
 	globalFlags(root.PersistentFlags(), c)
 	annotateEnv(root.PersistentFlags())
 	root.AddCommand(newServeCmd(c), newMigrateCmd(c), newProjectCmd(c), newVersionCmd())
+	root.AddCommand(newUserCmd(c))
 	root.AddCommand(newBackupCmd(c), newRestoreCmd(c))
 	root.AddCommand(newWorkflowCmd(c))
 	return root

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +69,10 @@ func serve(ctx context.Context, c *config) error {
 	defer db.Close()
 
 	clock := queue.SystemClock{}
+	warnings := configWarnings(c)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
 	dns := resolver.New(c.DNSServer, 0)
 	mailer, err := newMailer(c, dns, log)
 	if err != nil {
@@ -88,7 +91,8 @@ func serve(ctx context.Context, c *config) error {
 	})
 	m.Watch(a.MetricsSource())
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,
-		Metrics: m, MetricsToken: c.MetricsToken,
+		PublicRateLimit: c.PublicRateLimit, FailedKeyLimit: web.FailedKeyLimit, BodyTimeout: c.HTTPBodyTimeout,
+		Warnings: warnings, Metrics: m, MetricsToken: c.MetricsToken,
 		Features: map[string]bool{"tracking": true, "smtp": true, "relay": c.SMTPRelay != "",
 			"inbound": c.InboundListen != "", "billing": false}})
 
@@ -96,10 +100,8 @@ func serve(ctx context.Context, c *config) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		// Long enough for a 40 MB send on a slow link, short enough that a
-		// stalled upload does not hold a connection for ever.
-		ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	ln = web.LimitListener(ln, c.MaxConnections)
+	srv := newHTTPServer(c, handler)
 	stopInbound, err := startInbound(c, a, log)
 	if err != nil {
 		ln.Close()
@@ -107,6 +109,9 @@ func serve(ctx context.Context, c *config) error {
 	}
 
 	if err := a.Jobs().RecoverInterrupted(ctx); err != nil {
+		return err
+	}
+	if err := a.RecoverIdempotencyKeys(ctx); err != nil {
 		return err
 	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))

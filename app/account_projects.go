@@ -137,7 +137,7 @@ func (a *App) UpdateProject(ctx context.Context, acc Access, in ProjectUpdate) (
 
 func projectErr(err error) error {
 	if errors.Is(err, storage.ErrNotFound) {
-		return errProjectAccess
+		return NotFound("NOT_FOUND", "Project not found")
 	}
 	return err
 }

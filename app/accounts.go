@@ -126,11 +126,15 @@ func checkNewPassword(v *Validation, field string, pw *string) string {
 	return *pw
 }
 
+// ErrSignupsDisabled answers POST /auth/signup when signups are off,
+// before any other check of the request.
+var ErrSignupsDisabled = &Error{Kind: KindForbidden, Code: "SIGNUPS_DISABLED", Message: "Signups are disabled on this server",
+	Suggestion: "Ask the operator to create your account (herald user create)"}
+
 // Signup creates a user and logs them in. It makes no project.
 func (a *App) Signup(ctx context.Context, email, pw *string) (Session, error) {
 	if a.accounts.opts.DisableSignups {
-		return Session{}, &Error{Kind: KindForbidden, Code: "SIGNUPS_DISABLED", Message: "Signups are disabled on this server",
-			Suggestion: "Ask the operator to create your account (herald user create)"}
+		return Session{}, ErrSignupsDisabled
 	}
 	u, err := a.createUser(ctx, email, pw, "password", a.systemMailReady(ctx))
 	if err != nil {

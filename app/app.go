@@ -63,6 +63,9 @@ type App struct {
 	relay    *relayHealth
 	accounts *accounts
 
+	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	billing *billingLocks
+
 	triggers *workflowTriggers // the workflow engine's table of wanted event names
 	webhooks WebhookOptions
 }
@@ -104,6 +107,7 @@ func New(o Options) *App {
 		webhooks: o.Webhooks.withDefaults(),
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
+	a.billing = newBillingLocks()
 	a.keys.now = o.Clock.Now
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
@@ -111,6 +115,7 @@ func New(o Options) *App {
 		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
 	}
 	a.jobs = jobs
+	a.repeats = newEngagementRepeats()
 	return a
 }
 

@@ -38,6 +38,16 @@ func (a *App) BounceMailbox() BounceMailbox { return BounceMailbox{app: a} }
 // issued: bounce+<token>@... with a token whose MAC checks out. Nothing
 // else is accepted, so the listener is no relay and collects no spam.
 func (m BounceMailbox) Accept(ctx context.Context, address string) (bool, error) {
+	at := strings.LastIndexByte(address, '@')
+	if at < 0 {
+		return false, nil
+	}
+	if served, err := m.app.servedDomain(ctx, address[at+1:]); !served || err != nil {
+		return false, err
+	}
+	if roleMailbox(address[:at]) {
+		return true, nil
+	}
 	_, err := m.app.returnPathEmail(ctx, address)
 	if errors.Is(err, ErrBadToken) {
 		return false, nil
@@ -51,6 +61,11 @@ func (m BounceMailbox) Accept(ctx context.Context, address string) (bool, error)
 // which the listener answers with a temporary error so the sender retries.
 func (m BounceMailbox) Deliver(ctx context.Context, from string, to []string, data []byte) error {
 	a := m.app
+	for _, rcpt := range to {
+		if at := strings.LastIndexByte(rcpt, '@'); at >= 0 && roleMailbox(rcpt[:at]) {
+			a.log.Warn("inbound mail for "+strings.ToLower(rcpt[:at]), "from", from, "to", rcpt, "bytes", len(data))
+		}
+	}
 	ids := a.returnPathEmails(ctx, to)
 	rep, err := report.Parse(bytes.NewReader(data))
 	if err != nil {

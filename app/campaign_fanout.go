@@ -201,7 +201,11 @@ func (a *App) commitBatch(ctx context.Context, job *queue.RunningJob, c storage.
 			return err
 		}
 		for _, e := range emails {
-			if err := a.queueEmail(ctx, tx, e); err != nil {
+			queue := a.queueEmail
+			if e.Status == storage.EmailFailed {
+				queue = a.queueFailedEmail
+			}
+			if err := queue(ctx, tx, e); err != nil {
 				return err
 			}
 		}
@@ -281,7 +285,7 @@ func (a *App) buildCampaignEmails(ctx context.Context, out *outgoing, c storage.
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				emails[i], errs[i] = a.campaignEmail(ctx, out, c, contacts[i])
+				emails[i], errs[i] = a.fanoutEmail(ctx, out, c, contacts[i])
 			}
 		}()
 	}
@@ -309,6 +313,39 @@ func (a *App) campaignEmail(ctx context.Context, out *outgoing, c storage.Campai
 	e := storage.Email{ID: newID(), ProjectID: c.ProjectID, ContactID: ct.ID, CampaignID: c.ID,
 		MessageID: message.NewMessageID(out.fromDomain), Sender: out.from.Email, Recipient: ct.Email,
 		Marketing: out.marketing, Status: storage.EmailPending, CreatedAt: a.now()}
-	err = a.compose(ctx, out, message.Address{Email: ct.Email}, &e, vars)
+	return e, a.compose(ctx, out, message.Address{Email: ct.Email}, &e, vars)
+}
+
+// fanoutEmail is campaignEmail for one recipient of a send.
+func (a *App) fanoutEmail(ctx context.Context, out *outgoing, c storage.Campaign, ct storage.Contact) (storage.Email, error) {
+	e, err := a.campaignEmail(ctx, out, c, ct)
+	var invalid *Error
+	if errors.As(err, &invalid) && invalid.Kind == KindValidation {
+		// This contact's data cannot make a message (a render error, a
+		// bound, a header the builder refuses): retrying will not change
+		// that, and the rest of the audience must not wait on it.
+		e.Status, e.LastResponse, e.Raw = storage.EmailFailed, "not sent: "+invalid.Message, nil
+		return e, nil
+	}
 	return e, err
+}
+
+// EventFailed is emitted for an email that failed for good before any
+// server accepted or refused it: its message could not be made (a render
+// error on the contact's data), or its delivery gave up.
+const EventFailed = "email.failed"
+
+// queueFailedEmail records an email whose message could not be made as
+// FAILED with its reason, visible in the campaign's stats and the
+// contact's events.
+func (a *App) queueFailedEmail(ctx context.Context, tx *storage.Tx, e storage.Email) error {
+	reason := e.LastResponse
+	e.Status = storage.EmailPending
+	if err := tx.InsertEmail(ctx, e); err != nil {
+		return err
+	}
+	if _, err := tx.FailEmail(ctx, e.ID, reason, a.now()); err != nil {
+		return err
+	}
+	return a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": reason})
 }

@@ -31,9 +31,11 @@ func (a *App) SendCampaign(ctx context.Context, projectID, id string, scheduledF
 		return CampaignSendResult{}, "", err
 	}
 	var c storage.Campaign
-	err = a.db.Write(ctx, func(tx *storage.Tx) (err error) {
-		c, err = a.startSend(ctx, tx, projectID, id, when)
-		return err
+	err = a.withinCampaignLimit(ctx, projectID, id, func() error {
+		return a.db.Write(ctx, func(tx *storage.Tx) (err error) {
+			c, err = a.startSend(ctx, tx, projectID, id, when)
+			return err
+		})
 	})
 	if err != nil {
 		return CampaignSendResult{}, "", err

@@ -28,6 +28,9 @@ var campaignSorts = map[string]string{
 // unknown status is a 400; an unknown sort or direction falls back to the
 // default, as GET /contacts does.
 func (a *App) ListCampaigns(ctx context.Context, projectID string, q CampaignQuery) (NumberedPage[Campaign], error) {
+	if err := checkSearch(q.Search); err != nil {
+		return NumberedPage[Campaign]{}, err
+	}
 	switch q.Status {
 	case "", storage.CampaignDraft, storage.CampaignScheduled, storage.CampaignSending, storage.CampaignSent, storage.CampaignCancelled:
 	default:

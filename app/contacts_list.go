@@ -18,6 +18,9 @@ type ContactQuery struct {
 
 // ListContacts returns one page of contacts.
 func (a *App) ListContacts(ctx context.Context, projectID string, q ContactQuery) (Page[Contact], error) {
+	if err := checkSearch(q.Search); err != nil {
+		return Page[Contact]{}, err
+	}
 	after, err := decodeCursor(q.Cursor)
 	if err != nil {
 		return Page[Contact]{}, err

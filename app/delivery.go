@@ -82,6 +82,9 @@ func (a *App) giveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Jo
 	if err != nil {
 		return err
 	}
+	if err := a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": "gave up: " + reason}); err != nil {
+		return err
+	}
 	return a.campaignEmailSettled(ctx, tx, e, storage.EmailFailed)
 }
 
@@ -205,6 +208,8 @@ func (a *App) recordOutcome(ctx context.Context, job *queue.RunningJob, e storag
 			return a.emitEmailEvent(ctx, tx, e, EventDelivery, nil)
 		case storage.EmailBounced:
 			return a.bounce(ctx, tx, e, bounceData(BounceSourceSMTP, o.Code, o.Enhanced, o.Response), now)
+		case storage.EmailFailed:
+			return a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": o.Response})
 		}
 		return nil
 	})

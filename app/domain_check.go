@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,11 +41,18 @@ type outcome int
 const (
 	outcomeUnknown outcome = iota // SERVFAIL, timeout: proves nothing
 	outcomeFound
-	outcomeMissing // NXDOMAIN, no record, or no matching record
+	outcomeMissing // NXDOMAIN, or no record of the kind
+	outcomeWrong   // a record of the kind, with another value
 )
 
+// lookup is one record's outcome and the value seen ("" when none).
+type lookup struct {
+	outcome outcome
+	found   string
+}
+
 // checkResult maps record purposes to what their lookups proved.
-type checkResult map[string]outcome
+type checkResult map[string]lookup
 
 // VerifyDomain checks a domain's records now and returns the updated domain.
 func (a *App) VerifyDomain(ctx context.Context, projectID, id string) (Domain, error) {
@@ -117,22 +125,25 @@ func applyCheck(d storage.Domain, res checkResult, now time.Time) storage.Domain
 		status[k] = v
 	}
 	changed := false
-	for purpose, o := range res {
-		s := RecordFailed
-		switch o {
+	for purpose, l := range res {
+		s := RecordMissing
+		switch l.outcome {
 		case outcomeUnknown:
 			continue
 		case outcomeFound:
 			s = RecordVerified
+		case outcomeWrong:
+			s = RecordWrongValue
 		}
 		changed = changed || status[purpose] != s
 		status[purpose] = s
+		setFound(status, purpose, l.found)
 	}
-	switch res[PurposeDKIM] {
+	switch res[PurposeDKIM].outcome {
 	case outcomeFound:
 		changed = changed || !d.Verified
 		d.Verified, d.Failures = true, 0
-	case outcomeMissing:
+	case outcomeMissing, outcomeWrong:
 		d.Failures++
 		if d.Verified && d.Failures >= unverifyAfter {
 			d.Verified, changed = false, true
@@ -148,17 +159,18 @@ func applyCheck(d storage.Domain, res checkResult, now time.Time) storage.Domain
 // checkDNS looks up every record of the domain at once.
 func (a *App) checkDNS(ctx context.Context, d storage.Domain) checkResult {
 	key := dkimKey(d)
-	checks := map[string]func() outcome{
-		PurposeDKIM: func() outcome {
-			return a.txtOutcome(ctx, key.RecordName(d.Name), func(v string) bool { return dkim.RecordMatches(v, key) })
+	dkimRecord := func(v string) bool { return hasTagPrefix(v, "v=dkim1", "; ") || strings.Contains(v, "p=") }
+	checks := map[string]func() lookup{
+		PurposeDKIM: func() lookup {
+			return a.txtOutcome(ctx, key.RecordName(d.Name), dkimRecord, func(v string) bool { return dkim.RecordMatches(v, key) })
 		},
-		PurposeSPF:   func() outcome { return a.txtOutcome(ctx, d.Name, isSPF) },
-		PurposeDMARC: func() outcome { return a.txtOutcome(ctx, "_dmarc."+d.Name, isDMARC) },
+		PurposeSPF:   func() lookup { return a.txtOutcome(ctx, d.Name, isSPF, isSPF) },
+		PurposeDMARC: func() lookup { return a.txtOutcome(ctx, "_dmarc."+d.Name, isDMARC, isDMARC) },
 	}
 	if a.inboundHost != "" {
 		bounce := ReturnPathDomain(d.Name)
-		checks[PurposeReturnPath] = func() outcome { return a.mxOutcome(ctx, bounce, a.inboundHost) }
-		checks[PurposeReturnPathSPF] = func() outcome { return a.txtOutcome(ctx, bounce, isSPF) }
+		checks[PurposeReturnPath] = func() lookup { return a.mxOutcome(ctx, bounce, a.inboundHost) }
+		checks[PurposeReturnPathSPF] = func() lookup { return a.txtOutcome(ctx, bounce, isSPF, isSPF) }
 	}
 	res := make(checkResult, len(checks))
 	var mu sync.Mutex
@@ -175,47 +187,62 @@ func (a *App) checkDNS(ctx context.Context, d storage.Domain) checkResult {
 	return res
 }
 
-// txtOutcome is found when one of name's TXT records matches.
-func (a *App) txtOutcome(ctx context.Context, name string, match func(string) bool) outcome {
+// txtOutcome is found when one of name's TXT records matches, wrong when
+// a record of the kind is there with another value (found is that value),
+// and missing when there is none of the kind.
+func (a *App) txtOutcome(ctx context.Context, name string, kind, match func(string) bool) lookup {
 	if a.dns == nil {
-		return outcomeUnknown
+		return lookup{}
 	}
 	values, err := a.dns.TXT(ctx, name)
 	if err != nil {
 		return lookupFailure(err)
 	}
+	wrong := ""
 	for _, v := range values {
 		if match(v) {
-			return outcomeFound
+			return lookup{outcomeFound, v}
+		}
+		if kind(v) && wrong == "" {
+			wrong = v
 		}
 	}
-	return outcomeMissing
+	if wrong != "" {
+		return lookup{outcomeWrong, wrong}
+	}
+	return lookup{outcome: outcomeMissing}
 }
 
-// mxOutcome is found when name's mail exchangers include host.
-func (a *App) mxOutcome(ctx context.Context, name, host string) outcome {
+// mxOutcome is found when name's mail exchangers include host, wrong when
+// it has others (found lists them, "10 mx.example.com").
+func (a *App) mxOutcome(ctx context.Context, name, host string) lookup {
 	if a.dns == nil {
-		return outcomeUnknown
+		return lookup{}
 	}
 	mxs, err := a.dns.MX(ctx, name)
 	if err != nil {
 		return lookupFailure(err)
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	seen := make([]string, 0, len(mxs))
 	for _, mx := range mxs {
 		if mx.Host == host {
-			return outcomeFound
+			return lookup{outcomeFound, strconv.Itoa(int(mx.Pref)) + " " + mx.Host}
 		}
+		seen = append(seen, strconv.Itoa(int(mx.Pref))+" "+mx.Host)
 	}
-	return outcomeMissing
+	if len(seen) == 0 {
+		return lookup{outcome: outcomeMissing}
+	}
+	return lookup{outcomeWrong, strings.Join(seen, ", ")}
 }
 
 // lookupFailure trusts only a definite negative answer.
-func lookupFailure(err error) outcome {
+func lookupFailure(err error) lookup {
 	if resolver.IsNotFound(err) {
-		return outcomeMissing
+		return lookup{outcome: outcomeMissing}
 	}
-	return outcomeUnknown
+	return lookup{}
 }
 
 func isSPF(v string) bool   { return hasTagPrefix(v, "v=spf1", " ") }

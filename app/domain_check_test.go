@@ -22,17 +22,17 @@ func TestApplyCheck(t *testing.T) {
 		wantUpdated  bool
 	}{
 		{"pending, found", pending, outcomeFound, true, 0, RecordVerified, true},
-		{"pending, missing", pending, outcomeMissing, false, 1, RecordFailed, true},
+		{"pending, missing", pending, outcomeMissing, false, 1, RecordMissing, true},
 		{"pending, unknown", pending, outcomeUnknown, false, 0, "", false},
 		{"verified, found", verified, outcomeFound, true, 0, RecordVerified, false},
-		{"verified, first miss", verified, outcomeMissing, true, 1, RecordFailed, true},
+		{"verified, first miss", verified, outcomeMissing, true, 1, RecordMissing, true},
 		{"verified, unknown", verified, outcomeUnknown, true, 0, RecordVerified, false},
-		{"verified, second miss", withFailures(verified, 1), outcomeMissing, false, 2, RecordFailed, true},
+		{"verified, second miss", withFailures(verified, 1), outcomeMissing, false, 2, RecordMissing, true},
 		{"verified after a miss, found", withFailures(verified, 1), outcomeFound, true, 0, RecordVerified, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := applyCheck(c.from, checkResult{PurposeDKIM: c.dkim}, now)
+			got := applyCheck(c.from, checkResult{PurposeDKIM: {outcome: c.dkim}}, now)
 			if got.Verified != c.wantVerified || got.Failures != c.wantFailures || got.CheckStatus[PurposeDKIM] != c.wantStatus {
 				t.Errorf("got verified=%v failures=%d status=%q", got.Verified, got.Failures, got.CheckStatus[PurposeDKIM])
 			}

@@ -12,7 +12,14 @@ type DNSRecord struct {
 	Value    string `json:"value"`
 	Purpose  string `json:"purpose"`
 	Required bool   `json:"required"` // only required records decide verification
-	Status   string `json:"status"`   // pending | verified | failed
+	Status   string `json:"status"`   // verified | missing | wrong_value
+	// Found is the value the last definite check saw: the matching record,
+	// or the record of the kind with another value; null when none.
+	Found *string `json:"found"`
+	// ValueChunks is the DKIM value cut into strings of at most 255
+	// characters, for DNS providers that take a TXT record's strings one
+	// by one (RFC 1035 §3.3.14 bounds each at 255).
+	ValueChunks []string `json:"valueChunks,omitempty"`
 }
 
 // Record purposes, the keys of a domain's stored check status.
@@ -24,11 +31,12 @@ const (
 	PurposeReturnPathSPF = "return-path-spf" // SPF of the bounce domain
 )
 
-// Record states.
+// Record states. A record not checked yet, or whose lookups never gave a
+// definite answer, is missing.
 const (
-	RecordPending  = "pending" // not checked yet, or never answered definitely
-	RecordVerified = "verified"
-	RecordFailed   = "failed"
+	RecordVerified   = "verified"
+	RecordMissing    = "missing"     // no record of its kind at its name
+	RecordWrongValue = "wrong_value" // one of its kind, with another value
 )
 
 // Suggested values of the records that do not block verification. SPF
@@ -93,13 +101,30 @@ func (a *App) domainRecords(d storage.Domain) ([]DNSRecord, error) {
 	}
 	for i := range records {
 		records[i].Status = recordStatus(d, records[i].Purpose)
+		if f, ok := d.CheckStatus[records[i].Purpose+foundSuffix]; ok {
+			records[i].Found = &f
+		}
 	}
+	records[0].ValueChunks = dkim.TXTStrings(value)
 	return records, nil
 }
 
+// foundSuffix marks, in a domain's stored check status, the key that holds
+// the value a record's last check saw ("dkim/found").
+const foundSuffix = "/found"
+
+func setFound(status map[string]string, purpose, found string) {
+	if found == "" {
+		delete(status, purpose+foundSuffix)
+		return
+	}
+	status[purpose+foundSuffix] = found
+}
+
 func recordStatus(d storage.Domain, purpose string) string {
-	if s := d.CheckStatus[purpose]; s != "" {
+	switch s := d.CheckStatus[purpose]; s {
+	case RecordVerified, RecordWrongValue:
 		return s
 	}
-	return RecordPending
+	return RecordMissing // also the "pending" and "failed" of older checks
 }

@@ -70,3 +70,23 @@ func (a *App) FinishIdempotencyKey(ctx context.Context, projectID, key string, s
 		return tx.CompleteIdempotencyKey(ctx, projectID, key, status)
 	})
 }
+
+// IdempotentRequest returns ctx for the work of a request that claimed key:
+// its writes record that its effect committed, with the status it answers
+// on success, so that RecoverIdempotencyKeys can tell after a crash.
+func IdempotentRequest(ctx context.Context, projectID, key string, status int) context.Context {
+	return storage.WithIdempotentEffect(ctx, projectID, key, status)
+}
+
+// RecoverIdempotencyKeys settles the keys left in progress by a process
+// that died: answered with the stored status when the request's effect
+// committed, released when it did not. It runs at start, before serving.
+func (a *App) RecoverIdempotencyKeys(ctx context.Context) error {
+	return a.db.Write(ctx, func(tx *storage.Tx) error {
+		completed, released, err := tx.RecoverIdempotencyKeys(ctx)
+		if err == nil && completed+released > 0 {
+			a.log.Info("idempotency keys of interrupted requests settled", "completed", completed, "released", released)
+		}
+		return err
+	})
+}

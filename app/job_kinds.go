@@ -23,6 +23,7 @@ const (
 	JobCheckDomains   = "domains.check"
 	JobSegments       = "segments.refresh"
 	JobCleanup        = "maintenance.cleanup"
+	JobAccounts       = "accounts.upkeep"
 
 	// The workflow engine's kinds (workflow_engine.go): enrolment from
 	// its inbox, the step run for executions due now, the timer for
@@ -83,6 +84,12 @@ func (a *App) jobKinds() []queue.Kind {
 	}, {
 		Name: JobCleanup, Lane: DefaultLane, Run: a.runCleanup,
 		Every:  time.Hour,
+		GiveUp: queue.Reschedule(),
+	}, {
+		// Periodic: ended sessions and tokens go; with auto-disable on,
+		// projects whose reputation is critical are disabled.
+		Name: JobAccounts, Lane: DefaultLane, Run: a.runAccountUpkeep,
+		Retry: queue.Retry{MaxAttempts: 1}, Every: AccountUpkeepEvery,
 		GiveUp: queue.Reschedule(),
 	}, {
 		// The engine's batch jobs work on rows (the inbox, due

@@ -30,6 +30,7 @@ func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 		app.JobCheckDomains:   "rescheduled",
 		app.JobSegments:       "rescheduled",
 		app.JobCleanup:        "rescheduled",
+		app.JobAccounts:       "rescheduled",
 
 		app.JobWorkflowEnrol:   "give-up hook",
 		app.JobWorkflowStep:    "give-up hook",

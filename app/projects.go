@@ -35,9 +35,17 @@ func (a *App) CreateProject(ctx context.Context, name string) (Project, error) {
 	return p, err
 }
 
-// ListProjects returns every project.
+// ListProjects returns every project (but the hidden one of platform
+// mail).
 func (a *App) ListProjects(ctx context.Context) ([]Project, error) {
-	return storage.ListProjects(ctx, a.db.Reader())
+	ps, err := storage.ListProjects(ctx, a.db.Reader())
+	out := ps[:0]
+	for _, p := range ps {
+		if p.ID != systemProjectID {
+			out = append(out, p)
+		}
+	}
+	return out, err
 }
 
 // RegenerateKeys replaces both keys of a project. The old keys stop working

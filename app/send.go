@@ -64,12 +64,18 @@ func (a *App) Send(ctx context.Context, project Project, in SendInput) (SendResu
 		return SendResult{}, err
 	}
 	res := SendResult{Emails: make([]SentEmail, 0, len(out.to))}
-	for _, rcpt := range out.to {
-		sent, err := a.sendOne(ctx, out, rcpt)
-		if err != nil {
-			return SendResult{}, err
+	err = a.WithinBillingLimit(ctx, project.ID, UsageTransactional, len(out.to), KindRateLimited, func() error {
+		for _, rcpt := range out.to {
+			sent, err := a.sendOne(ctx, out, rcpt)
+			if err != nil {
+				return err
+			}
+			res.Emails = append(res.Emails, sent)
 		}
-		res.Emails = append(res.Emails, sent)
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, err
 	}
 	res.Timestamp = a.now()
 	return res, nil
@@ -259,7 +265,14 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	if err != nil {
 		return renderFailure(ctx, "subject", err)
 	}
-	html, err := a.renderer.Render(ctx, out.body, vars, render.HTML)
+	var html, text string
+	if message.LooksLikeHTML(out.body) {
+		html, err = a.renderer.Render(ctx, out.body, vars, render.HTML)
+	} else { // plain text: its lines are kept, in the text part and as <br>
+		if text, err = a.renderer.Render(ctx, out.body, vars, render.Text); err == nil {
+			html = message.TextToHTML(text)
+		}
+	}
 	if err != nil {
 		return renderFailure(ctx, "body", err)
 	}
@@ -269,7 +282,7 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 		}
 	}
 	m := message.Message{From: out.from, To: []message.Address{rcpt}, ReplyTo: out.replyTo, Subject: subject,
-		HTML: html, Headers: out.headers, Attachments: out.attachments, MessageID: e.MessageID, Date: e.CreatedAt}
+		HTML: html, Text: text, Headers: out.headers, Attachments: out.attachments, MessageID: e.MessageID, Date: e.CreatedAt}
 	if out.marketing {
 		m.ListUnsubscribe, _ = vars["unsubscribeUrl"].(string)
 	}

@@ -22,6 +22,9 @@ func (a *App) ListTemplates(ctx context.Context, projectID string, q TemplateQue
 	default:
 		return Page[Template]{}, BadRequest("Invalid type %q: use TRANSACTIONAL, MARKETING or HEADLESS", q.Type)
 	}
+	if err := checkSearch(q.Search); err != nil {
+		return Page[Template]{}, err
+	}
 	after, err := decodeCursor(q.Cursor)
 	if err != nil {
 		return Page[Template]{}, err

@@ -52,7 +52,11 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 	if err != nil {
 		return "", nil, err
 	}
-	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="" style="display:none">`
+	// After the content, sized by attributes, with no style that hides it:
+	// filters score a hidden image (STY_INVIS_DIRECT) and an image with no
+	// alt text (HTML_IMAGE_ONLY) as spam, and a 1x1 transparent GIF is
+	// invisible anyway.
+	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="">`
 	if i := lastIndexFold(out, "</body>"); i >= 0 {
 		return out[:i] + pixel + out[i:], targets, nil
 	}
@@ -176,6 +180,15 @@ func badLink(err error) error {
 // engage records an open (link < 0) or a click on a link of an email, and
 // returns the link's target.
 func (a *App) engage(ctx context.Context, emailID, column, event string, link int) (target string, err error) {
+	now, key := a.now(), repeatKey(emailID, link)
+	if !a.repeats.claim(key, now) {
+		return a.repeatTarget(ctx, emailID, link) // recorded less than a minute ago
+	}
+	defer func() {
+		if err != nil {
+			a.repeats.forget(key, now)
+		}
+	}()
 	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		e, err := storage.EmailByID(ctx, tx, emailID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -200,4 +213,23 @@ func (a *App) engage(ctx context.Context, emailID, column, event string, link in
 		return a.emitEmailEvent(ctx, tx, e, event, data)
 	})
 	return target, err
+}
+
+// repeatTarget is the target of a repeated click, read without recording
+// anything; for an open, only that the email still exists.
+func (a *App) repeatTarget(ctx context.Context, emailID string, link int) (string, error) {
+	e, err := storage.EmailByID(ctx, a.db.Reader(), emailID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", unknownLink()
+	}
+	if err != nil {
+		return "", err
+	}
+	if link < 0 {
+		return "", nil
+	}
+	if link >= len(e.Links) {
+		return "", unknownLink()
+	}
+	return e.Links[link], nil
 }

@@ -3,8 +3,7 @@ package dkim
 import (
 	"crypto"
 	"fmt"
-
-	msgauth "github.com/emersion/go-msgauth/dkim"
+	"time"
 )
 
 // Signer signs messages with one key. It holds the parsed private key, so the
@@ -56,30 +55,5 @@ func (s *Signer) Header(domain string, message []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := msgauth.NewSigner(&msgauth.SignOptions{
-		Domain:                 domain,
-		Selector:               s.selector,
-		Signer:                 s.key,
-		Hash:                   crypto.SHA256,
-		HeaderCanonicalization: msgauth.CanonicalizationRelaxed,
-		BodyCanonicalization:   msgauth.CanonicalizationRelaxed,
-		HeaderKeys:             keys,
-	})
-	if err != nil {
-		return "", err
-	}
-	return finish(w, message)
-}
-
-// finish feeds the message to go-msgauth's streaming signer. Close must run
-// even when Write fails, to stop the signer's goroutine.
-func finish(w *msgauth.Signer, message []byte) (string, error) {
-	if _, err := w.Write(message); err != nil {
-		w.Close()
-		return "", fmt.Errorf("dkim: signing: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return "", fmt.Errorf("dkim: signing: %w", err)
-	}
-	return w.Signature(), nil
+	return s.relaxedSign(domain, keys, message, time.Now())
 }

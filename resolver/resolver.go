@@ -94,6 +94,10 @@ func (c *Client) query(ctx context.Context, name string, qtype uint16) ([]dns.RR
 	msg := new(dns.Msg)
 	msg.SetQuestion(fqdn, qtype)
 	msg.RecursionDesired = true
+	// EDNS0 (RFC 6891) lets an answer of up to 4096 bytes come over UDP:
+	// a domain's TXT records (SPF, DKIM keys, verification tokens) often
+	// pass the 512 bytes of plain DNS, which would cost a TCP retry each.
+	msg.SetEdns0(4096, false)
 	in, _, err := c.client.ExchangeContext(ctx, msg, c.server)
 	if err == nil && in.Truncated {
 		tcp := *c.client

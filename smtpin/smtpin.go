@@ -9,6 +9,7 @@ package smtpin
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -36,6 +37,8 @@ type Config struct {
 	MaxConnections  int           // at once; default 32
 	Timeout         time.Duration // silence allowed, and the time DATA may take; default 5 min (RFC 5321 4.5.3.2)
 	HandlerTimeout  time.Duration // per Handler call; default 30 s
+	// TLSConfig, when set, makes the listener offer STARTTLS with it.
+	TLSConfig *tls.Config
 }
 
 func (c Config) withDefaults() Config {
@@ -84,6 +87,7 @@ func New(cfg Config, h Handler, log *slog.Logger) *Server {
 	s.srv.ReadTimeout = cfg.Timeout
 	s.srv.WriteTimeout = cfg.Timeout
 	s.srv.ErrorLog = errorLog{log}
+	s.srv.TLSConfig = cfg.TLSConfig
 	return s
 }
 

@@ -68,14 +68,14 @@ var errNoSTARTTLS = &localError{enh: "4.7.10", msg: "host does not offer STARTTL
 // text. Each retry needs a new connection because a failed handshake leaves
 // the session unusable.
 func (s *Sender) connectMX(ctx context.Context, t target, addr string, requireTLS bool) (*conn, error) {
-	r := s.memo.get(t.key(), time.Now())
+	r := s.memo.get(t.key(), s.cfg.Now())
 	if requireTLS && r == rungPlain {
 		r = rungVerified
 	}
 	for {
 		c, err := s.open(ctx, t, addr, plan{rung: r, allowPlain: !requireTLS})
 		if err == nil {
-			s.memo.put(t.key(), c.rung, time.Now())
+			s.memo.put(t.key(), c.rung, s.cfg.Now())
 			return c, nil
 		}
 		next, ok := stepDown(r, err)

@@ -5,7 +5,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/heraldmail/herald/resolver"
 )
@@ -71,7 +70,7 @@ type mxAnswer struct {
 // does not report TTLs, so the cache time is a fixed value shorter than
 // nearly every published MX TTL. Temporary failures are not cached.
 func (s *Sender) lookupMX(ctx context.Context, domain string) ([]resolver.MX, error) {
-	now := time.Now()
+	now := s.cfg.Now()
 	if a, ok := s.mxCache.get(domain, now); ok {
 		if a.notFound {
 			return nil, resolver.ErrNotFound

@@ -70,6 +70,10 @@ type Config struct {
 	IdleTimeout       time.Duration // how long an idle connection may wait for reuse; default 30s
 	TLSMemory         time.Duration // how long a host's working STARTTLS rung is remembered; default 1h
 	MXCacheTTL        time.Duration // how long an MX answer is reused; default 1m, negative disables
+
+	// Now is the clock of the TLS memory and the MX cache (the injected
+	// clock); default time.Now. Network deadlines always use real time.
+	Now func() time.Time
 }
 
 // Message is one signed message for recipients at one domain.
@@ -167,6 +171,9 @@ func splitHostPort(hostport string) (string, int, error) {
 }
 
 func (c Config) withDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	if c.Hostname == "" {
 		c.Hostname, _ = os.Hostname()
 		if c.Hostname == "" {

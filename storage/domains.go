@@ -140,3 +140,11 @@ func DomainsAfter(ctx context.Context, q Querier, afterID string, limit int) ([]
 	rows, err := q.Query(ctx, `SELECT `+domainColumns+` FROM domains WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	return collect(rows, err, scanDomain)
 }
+
+// VerifiedDomainProject returns the project that verified a domain first.
+func VerifiedDomainProject(ctx context.Context, q Querier, name string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `SELECT project_id FROM domains WHERE domain = ? AND verified = 1 ORDER BY created_at, id LIMIT 1`,
+		name).Scan(&id)
+	return id, notFound(err)
+}

@@ -111,11 +111,14 @@ type Usage struct {
 	Workflows     int64
 }
 
-// ProjectUsage counts a project's emails of [from, to) by source.
+// ProjectUsage counts a project's emails of [from, to) by source. A
+// campaign's test send (no contact, no campaign, its subject prefixed
+// "[TEST] ") counts nowhere.
 func ProjectUsage(ctx context.Context, q Querier, projectID string, from, to time.Time) (Usage, error) {
 	var u Usage
 	err := q.QueryRow(ctx, `SELECT
-		coalesce(sum(campaign_id IS NULL AND workflow_id IS NULL), 0),
+		coalesce(sum(campaign_id IS NULL AND workflow_id IS NULL
+			AND NOT (contact_id IS NULL AND subject LIKE '[TEST] %')), 0),
 		coalesce(sum(campaign_id IS NOT NULL), 0),
 		coalesce(sum(campaign_id IS NULL AND workflow_id IS NOT NULL), 0)
 		FROM emails WHERE project_id = ? AND created_at >= ? AND created_at < ? AND status NOT IN ('FAILED', 'CANCELLED')`,

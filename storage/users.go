@@ -160,3 +160,8 @@ func (tx *Tx) UseUserToken(ctx context.Context, tokenHash string, now time.Time)
 	_, err := tx.Exec(ctx, `UPDATE user_tokens SET used_at = ? WHERE token_hash = ?`, Millis(now), tokenHash)
 	return err
 }
+
+// DeleteExpiredUserTokens removes tokens that ended before t.
+func (tx *Tx) DeleteExpiredUserTokens(ctx context.Context, t time.Time) (int64, error) {
+	return affected(tx.Exec(ctx, `DELETE FROM user_tokens WHERE expires_at <= ?`, Millis(t)))
+}

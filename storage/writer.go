@@ -269,5 +269,8 @@ func runOne(tx *Tx, req *writeRequest) (err error) {
 			err = fmt.Errorf("storage: panic in write: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return req.fn(tx)
+	if err := req.fn(tx); err != nil {
+		return err
+	}
+	return markIdempotentEffect(req.ctx, tx)
 }

@@ -26,11 +26,6 @@ func (s *Server) startSession(w http.ResponseWriter, sess app.Session, err error
 
 // signup serves POST /auth/signup.
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
-	if !s.app.AccountSettings().SignupsEnabled {
-		// Before any check of the body, as the contract says.
-		sess, err := s.app.Signup(r.Context(), nil, nil)
-		return s.startSession(w, sess, err)
-	}
 	var b credentialsBody
 	if err := decodeJSON(r, &b); err != nil {
 		return err

@@ -91,6 +91,7 @@ func TestSignupsDisabled(t *testing.T) {
 	for _, body := range []any{map[string]any{"email": "a@example.com", "password": "12345678"}, "{", map[string]any{}} {
 		expectError(t, e.Do("POST", "/auth/signup", "", body), 403, "SIGNUPS_DISABLED")
 	}
+	expectError(t, e.Do("POST", "/auth/signup", "", "{", "Origin", "https://evil.example"), 403, "SIGNUPS_DISABLED")
 	var cfg map[string]any
 	e.Do("GET", "/config", "", nil).Decode(t, &cfg)
 	if cfg["signupsEnabled"] != false || cfg["features"].(map[string]any)["signups"] != false {

@@ -58,6 +58,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt route) 
 	if h := r.Header.Get("Authorization"); h != "" {
 		c.Authorization = true
 		c.Key, _ = bearer(h)
+		if err := s.keyFailuresBlocked(w, r); err != nil {
+			return err
+		}
 	}
 	if rt.takesSession() {
 		c.Session = sessionCookie(r)
@@ -73,6 +76,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt route) 
 	}
 	acc, err := s.app.Authorize(r.Context(), c, rt.rule())
 	if err != nil {
+		s.countKeyFailure(r, err)
 		return err
 	}
 	reqOf(r).project = acc.Project

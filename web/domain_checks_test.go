@@ -28,7 +28,7 @@ func TestDomainVerifiesWithTheRSARecordAsReturned(t *testing.T) {
 	if !strings.Contains(dk.Value, "k=rsa") || len(dk.Value) <= 255 {
 		t.Fatalf("want an RSA record longer than one TXT string: %q", dk.Value)
 	}
-	if d = verifyNow(t, e, d.ID); d.Verified || d.record(t, "dkim").Status != "failed" {
+	if d = verifyNow(t, e, d.ID); d.Verified || d.record(t, "dkim").Status != "missing" {
 		t.Fatalf("verified before the record was published: %+v", d)
 	}
 	publish(t, e, dk)
@@ -39,8 +39,8 @@ func TestDomainVerifiesWithTheRSARecordAsReturned(t *testing.T) {
 	if d.LastCheckedAt == nil || !d.LastCheckedAt.Equal(webtest.Start) {
 		t.Errorf("lastCheckedAt = %v", d.LastCheckedAt)
 	}
-	if d.record(t, "spf").Status != "failed" || d.record(t, "dmarc").Status != "failed" {
-		t.Errorf("SPF and DMARC are not published and must report failed: %+v", d.Records)
+	if d.record(t, "spf").Status != "missing" || d.record(t, "dmarc").Status != "missing" {
+		t.Errorf("SPF and DMARC are not published and must report missing: %+v", d.Records)
 	}
 	publish(t, e, d.record(t, "spf"))
 	publish(t, e, d.record(t, "dmarc"))
@@ -83,7 +83,7 @@ func TestReturnPathRecordsWithAnInboundHost(t *testing.T) {
 	}
 	publish(t, e, mx)
 	d = verifyNow(t, e, d.ID)
-	if d.record(t, "return-path").Status != "verified" || d.record(t, "return-path-spf").Status != "failed" {
+	if d.record(t, "return-path").Status != "verified" || d.record(t, "return-path-spf").Status != "missing" {
 		t.Errorf("statuses = %+v", d.Records)
 	}
 	if d.Verified {
@@ -189,7 +189,7 @@ func TestPeriodicCheckVerifiesAndUnverifiesAfterTwoDefiniteFailures(t *testing.T
 
 	e.DNS.Remove(dk.Name, dns.TypeTXT)
 	runDomainChecks(t, e)
-	if d = domainByID(t, e, d.ID); !d.Verified || d.record(t, "dkim").Status != "failed" {
+	if d = domainByID(t, e, d.ID); !d.Verified || d.record(t, "dkim").Status != "missing" {
 		t.Fatalf("one definite failure must not un-verify: %+v", d)
 	}
 	runDomainChecks(t, e)

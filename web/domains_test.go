@@ -31,6 +31,10 @@ type dnsRecordJSON struct {
 	Purpose  string `json:"purpose"`
 	Required bool   `json:"required"`
 	Status   string `json:"status"`
+	// Found is the value the last check saw; ValueChunks the DKIM value
+	// in strings of at most 255 characters.
+	Found       *string  `json:"found"`
+	ValueChunks []string `json:"valueChunks"`
 }
 
 func (d domainJSON) record(t *testing.T, purpose string) dnsRecordJSON {
@@ -116,7 +120,7 @@ func TestAddDomainReturnsTheRecordsToPublish(t *testing.T) {
 	}
 	dk := d.record(t, "dkim")
 	if dk.Type != "TXT" || dk.Name != "herald202601._domainkey.mail.example.com" || !dk.Required ||
-		dk.Status != "pending" || !strings.HasPrefix(dk.Value, "v=DKIM1; k=ed25519; p=") {
+		dk.Status != "missing" || dk.Found != nil || !strings.HasPrefix(dk.Value, "v=DKIM1; k=ed25519; p=") {
 		t.Errorf("dkim record = %+v", dk)
 	}
 	spf := d.record(t, "spf")

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"github.com/heraldmail/herald/app"
 )
 
 // idempotent runs a route under an Idempotency-Key: the key is claimed
@@ -21,8 +23,12 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 			panic(p) // on to the recovery that answers 500
 		}
 	}()
-	if err := rt.handle(sw, r); err != nil {
-		s.writeError(sw, r, err)
+	// The handler's writes record the key as committed (both idempotent
+	// routes answer 200), so that a crash before the status below is
+	// recorded can be settled at the next start.
+	work := r.WithContext(app.IdempotentRequest(r.Context(), pid, key, http.StatusOK))
+	if err := rt.handle(sw, work); err != nil {
+		s.writeError(sw, work, err)
 	}
 	if err := s.app.FinishIdempotencyKey(r.Context(), pid, key, sw.status); err != nil {
 		s.log.Error("record idempotency key", "request_id", reqOf(r).id, "err", err)

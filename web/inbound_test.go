@@ -285,7 +285,8 @@ func TestInboundRefusesEveryOtherRecipient(t *testing.T) {
 		local[:len(local)-1] + flipped + "@" + domain,                  // a forged MAC
 		"bounce+" + id + "@" + domain,                                  // no MAC
 		"bounce+" + strings.Repeat("0", 32) + "-" + mac + "@" + domain, // another email's id
-		"postmaster@bounce.herald.test",
+		local + "@bounce.other.test",                                   // a genuine token at a domain not served
+		"postmaster@bounce.other.test",
 		"ada@example.net", // relaying
 	} {
 		err := e.mailTo(t, rcpt, dsnFor(d, "failed", "5.1.1", "550 user unknown"))

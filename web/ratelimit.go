@@ -13,8 +13,9 @@ type rateLimiter struct {
 	window time.Duration
 	now    func() time.Time
 
-	mu      sync.Mutex
-	windows map[string]*rateWindow
+	mu        sync.Mutex
+	windows   map[string]*rateWindow
+	lastSweep time.Time
 }
 
 type rateWindow struct {
@@ -38,8 +39,13 @@ func (l *rateLimiter) allow(key string) (ok bool, remaining, resetSecs int) {
 	defer l.mu.Unlock()
 	w := l.windows[key]
 	if w == nil || now.Sub(w.start) >= l.window {
-		if len(l.windows) > 10000 {
+		// A sweep walks the whole table, so it runs at most once a second.
+		if w == nil && len(l.windows) > 10000 && now.Sub(l.lastSweep) >= time.Second {
 			l.sweep(now)
+			l.lastSweep = now
+		}
+		if w == nil && len(l.windows) >= maxLimiterKeys {
+			return true, l.limit - 1, int(l.window / time.Second) // see maxLimiterKeys
 		}
 		w = &rateWindow{start: now}
 		l.windows[key] = w

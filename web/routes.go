@@ -137,6 +137,10 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/auth/logout", auth: authLogin, handle: s.logout},
 		{method: "POST", path: "/auth/logout", auth: authLogin, handle: s.logout},
 		{method: "GET", path: "/auth/oauth-config", auth: authLogin, handle: s.oauthConfig},
+		{method: "POST", path: "/auth/verify-email", auth: authLogin, handle: s.verifyEmail},
+		{method: "POST", path: "/auth/request-verification", auth: authLogin, handle: s.requestVerification},
+		{method: "POST", path: "/auth/request-password-reset", auth: authLogin, handle: s.requestPasswordReset},
+		{method: "POST", path: "/auth/reset-password", auth: authLogin, handle: s.resetPassword},
 		{method: "GET", path: "/users/@me", auth: authUser, unverified: true, handle: s.me},
 		{method: "POST", path: "/users/@me/password", auth: authUser, handle: s.changePassword},
 
@@ -152,6 +156,22 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/projects/:id/members", auth: authProject, role: app.RoleAdmin, handle: s.addMember},
 		{method: "PATCH", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.updateMember},
 		{method: "DELETE", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.removeMember},
+		{method: "GET", path: "/users/@me/projects/:id/security", auth: authProject, role: app.RoleMember, handle: s.security},
+		{method: "GET", path: "/projects/:id/security", auth: authProject, role: app.RoleMember, handle: s.security},
+		{method: "GET", path: "/projects/:id/setup-state", auth: authProject, role: app.RoleMember, handle: s.setupState},
+
+		// Accounts: billing without a payment provider
+		{method: "GET", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleMember, handle: s.billingLimits},
+		{method: "PUT", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleAdmin, handle: s.setBillingLimits},
+		{method: "GET", path: "/users/@me/projects/:id/billing-consumption", auth: authProject, role: app.RoleMember, handle: s.billingConsumption},
+		{method: "POST", path: "/users/@me/projects/:id/checkout", auth: authNone, handle: s.billingDisabled},
+		{method: "POST", path: "/users/@me/projects/:id/billing-portal", auth: authNone, handle: s.billingDisabled},
+		{method: "GET", path: "/users/@me/projects/:id/billing-invoices", auth: authNone, handle: s.billingDisabled},
+		{method: "POST", path: "/webhooks/incoming/payments", auth: authNone, handle: s.billingDisabled},
+
+		// Uploads: stored in the database, served to anyone
+		{method: "POST", path: "/uploads/image", auth: authSecret, handle: s.uploadImage, maxBody: maxUploadBody},
+		{method: "GET", path: "/uploads/:name", auth: authNone, handle: s.serveUpload},
 
 		// Workflows
 		{method: "GET", path: "/workflows", auth: authSecret, handle: s.listWorkflows},

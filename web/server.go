@@ -23,11 +23,19 @@ type Options struct {
 	App       *app.App
 	Log       *slog.Logger
 	Clock     queue.Clock
-	RateLimit int // requests per minute per project; 0 disables
+	RateLimit int // requests per minute per project; 0 disables every rate limit
 	Features  map[string]bool
 	// BodyTimeout bounds how long a request's whole body may take to
 	// arrive (408 after it); 0: no bound of web's own.
 	BodyTimeout time.Duration
+	// Warnings are the configuration warnings GET /config shows.
+	Warnings []string
+	// PublicRateLimit is requests per minute per client IP on the routes
+	// without a key (tracking, subscription pages); 0: none.
+	PublicRateLimit int
+	// FailedKeyLimit is wrong keys per minute per client IP before that IP
+	// is refused (429) until the minute ends; 0: none.
+	FailedKeyLimit int
 	// Metrics counts requests and serves GET /metrics (nil: neither),
 	// behind MetricsToken when it is set.
 	Metrics      *metrics.Metrics
@@ -46,6 +54,10 @@ type Server struct {
 	authLimiter *rateLimiter // per IP on /auth/*; nil when rate limits are off
 
 	bodyTimeout time.Duration
+	warnings    []string
+
+	// per client IP: the routes without a key, and wrong keys
+	publicLimiter, keyFailures *rateLimiter
 
 	metrics      *metrics.Metrics
 	metricsToken string
@@ -58,9 +70,11 @@ func New(o Options) *Server {
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,
-		metrics: o.Metrics, metricsToken: o.MetricsToken}
-	if o.RateLimit > 0 {
+		warnings: append([]string{}, o.Warnings...), metrics: o.Metrics, metricsToken: o.MetricsToken}
+	if o.RateLimit > 0 { // HERALD_RATE_LIMIT=0 turns off every rate limit
 		s.authLimiter = newRateLimiter(authIPLimit, time.Minute, o.Clock.Now)
+		s.publicLimiter = newRateLimiter(o.PublicRateLimit, time.Minute, o.Clock.Now)
+		s.keyFailures = newRateLimiter(o.FailedKeyLimit, time.Minute, o.Clock.Now)
 	}
 	routes := s.routes()
 	public := map[string]bool{}
@@ -114,6 +128,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		r = withRequest(r, req)
 		sw := &statusWriter{ResponseWriter: w}
 		sw.Header().Set("X-Request-Id", req.id)
+		if r.Body == nil || r.Body == http.NoBody {
+			// Nothing more to read: the server's ReadTimeout, a backstop
+			// for trickled bodies, must not cancel a long request.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("panic in handler", "request_id", req.id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -147,6 +166,9 @@ func (s *Server) chain(rt route) http.Handler {
 		reqOf(r).route = rt.path
 		if rt.auth == authPublic {
 			setCORS(w.Header())
+		}
+		if rt.auth == authNone && !s.limitPublic(w, r) {
+			return
 		}
 		if rt.auth != authNone {
 			if err := s.authenticate(w, r, rt); err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -89,6 +88,9 @@ func (s *Server) checkCSRF(r *http.Request, rt route, c app.Credentials) error {
 // loginGate guards /auth/*: the per-IP limit (off when HERALD_RATE_LIMIT
 // is 0) and, on POST, the Origin check.
 func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Path == "/auth/signup" && !s.app.AccountSettings().SignupsEnabled {
+		return app.ErrSignupsDisabled // before any check, the Origin's and the limit's too
+	}
 	if s.authLimiter != nil {
 		ok, _, reset := s.authLimiter.allow(clientIP(r))
 		if !ok {
@@ -103,16 +105,6 @@ func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
 		return s.checkOrigin(r)
 	}
 	return nil
-}
-
-// clientIP is the address the connection comes from. Forwarded headers
-// are not trusted: anyone can set them.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // authIPLimit is the per-IP budget of /auth/* requests per minute.

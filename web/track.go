@@ -46,6 +46,6 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
 	acct := s.app.AccountSettings()
 	features["signups"] = acct.SignupsEnabled
 	writeJSON(w, http.StatusOK, map[string]any{"features": features, "signupsEnabled": acct.SignupsEnabled,
-		"systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders()})
+		"systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders(), "warnings": s.warnings})
 	return nil
 }

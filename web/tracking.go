@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"strings"
+
+	"github.com/heraldmail/herald/app"
 )
 
 // transparentGIF is a 1x1 transparent GIF, the open pixel's answer.
@@ -12,6 +14,15 @@ const transparentGIF = "GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\x00\x00\x
 // pixel, uncached so that every open is seen.
 func (s *Server) openPixel(w http.ResponseWriter, r *http.Request) error {
 	if err := s.app.RecordOpen(r.Context(), strings.TrimSuffix(param(r, "token"), ".gif")); err != nil {
+		if e, ok := app.AsError(err); ok && e.Kind == app.KindNotFound {
+			// A token of a deleted email, or none of ours: nothing is
+			// recorded, and the reader's mail client still gets an image.
+			w.Header().Set("Content-Type", "image/gif")
+			w.Header().Set("Cache-Control", "no-store, max-age=0")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(transparentGIF))
+			return nil
+		}
 		return err
 	}
 	w.Header().Set("Content-Type", "image/gif")

@@ -20,8 +20,14 @@ func writeAttachment(b *bytes.Buffer, a *Attachment) {
 		param(&h, k, params[k], ";")
 	}
 	// name= is obsolete (RFC 2183 moved it to filename=) but older clients
-	// still read only this one.
-	fileParam(&h, "name", a.Filename)
+	// still read only this one, and many of them know no RFC 2231: a name
+	// that is not ASCII goes there as encoded-words, as common mailers
+	// send it; Content-Disposition carries the RFC 2231 form.
+	if plainASCII(a.Filename) && !strings.ContainsRune(a.Filename, '\t') {
+		fileParam(&h, "name", a.Filename)
+	} else {
+		encodedParam(&h, "name", a.Filename)
+	}
 	_ = h.end() // parameters are folded or split, never too long
 	b.WriteString("Content-Transfer-Encoding: base64\r\n")
 	if a.ContentID != "" {
@@ -169,4 +175,22 @@ func bareContentID(id string) string {
 		return id[1 : len(id)-1]
 	}
 	return id
+}
+
+// encodedParam writes key="=?utf-8?b?...?= =?utf-8?b?...?=", the value as
+// B encoded-words short enough to fold between them.
+func encodedParam(h *headerLine, key, value string) {
+	first := true
+	for len(value) > 0 {
+		var w string
+		w, value = encodeChunk(value, 60, true)
+		if first {
+			w = key + `="` + w
+			first = false
+		}
+		if len(value) == 0 {
+			w += `"`
+		}
+		h.word(w)
+	}
 }

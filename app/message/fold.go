@@ -3,7 +3,6 @@ package message
 import (
 	"bytes"
 	"encoding/base64"
-	"mime"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,43 +72,122 @@ func (h *headerLine) end() error {
 // rather than refused.
 func (h *headerLine) unstructured(v string) {
 	switch {
-	case longestWord(v)+h.start+1 > maxLine || plainASCII(v) && strings.Contains(v, "=?"):
-		// Go's encoder leaves ASCII alone, but a literal "=?...?=" would be
-		// decoded by the reader, and an overlong word needs splitting.
-		h.forceEncoded(v)
+	case plainASCII(v) && !strings.Contains(v, "=?") && longWordsBracketed(v, foldAt-h.start-1):
+		// A message id or URL in angle brackets (References, a custom
+		// header naming a link) is one token that readers must see as it
+		// is: it may pass 78 characters, never 998 (checked elsewhere).
+		h.words(v)
+	case longestWord(v)+h.start+1 > foldAt || plainASCII(v) && strings.Contains(v, "=?"):
+		// A literal "=?...?=" would be decoded by the reader, and a word
+		// too long for a line needs splitting.
+		h.encoded(v)
 	case !plainASCII(v):
-		h.words(encodeWord(v))
+		h.encoded(v)
 	default:
 		h.words(v)
 	}
 }
 
-// encodeWord picks Q encoding for mostly-Latin text, which stays readable,
-// and B encoding when most bytes are non-ASCII, where it is shorter.
-func encodeWord(v string) string {
+// maxEncodedWord is RFC 2047 §2's bound on one encoded-word.
+const maxEncodedWord = 75
+
+// encoded writes v as RFC 2047 encoded-words (charset utf-8), each at most
+// 75 characters and each line at most 78: a word is cut to the room left on
+// its line, at rune boundaries (§5), and the next one starts a folded line.
+// Readers join adjacent encoded-words without the space between them
+// (§6.2), so the folds do not change the text. Q encoding keeps mostly
+// Latin text readable; B is shorter when most bytes are not ASCII. The
+// characters Q leaves as they are are the ones §5(3) allows in a phrase
+// too, so display names use it as well.
+func (h *headerLine) encoded(v string) {
 	high := 0
 	for i := 0; i < len(v); i++ {
 		if v[i] >= utf8.RuneSelf {
 			high++
 		}
 	}
-	if high > len(v)/3 {
-		return mime.BEncoding.Encode("utf-8", v)
+	b := high > len(v)/3
+	const minWord = len("=?utf-8?q?") + len("?=") + 12
+	for len(v) > 0 {
+		room := min(foldAt-h.col-1, maxEncodedWord)
+		if room < minWord {
+			h.b.WriteString("\r\n")
+			h.col = 0
+			room = maxEncodedWord
+		}
+		word, rest := encodeChunk(v, room, b)
+		h.b.WriteByte(' ')
+		h.b.WriteString(word)
+		h.col += 1 + len(word)
+		v = rest
+		if len(v) > 0 {
+			h.b.WriteString("\r\n")
+			h.col = 0
+		}
 	}
-	return mime.QEncoding.Encode("utf-8", v)
 }
 
-// forceEncoded writes v as B encoded-words of at most 45 bytes of text (72
-// characters each), cut at rune boundaries as RFC 2047 §5 requires.
-func (h *headerLine) forceEncoded(v string) {
-	const chunk = 45
-	for len(v) > 0 {
-		n := min(chunk, len(v))
-		for n < len(v) && n > 0 && !utf8.RuneStart(v[n]) {
-			n--
+// encodeChunk encodes as much of v as fits in one encoded-word of at most
+// room characters, whole runes only, and returns it with the rest of v.
+func encodeChunk(v string, room int, b bool) (word, rest string) {
+	var w strings.Builder
+	if b {
+		w.WriteString("=?utf-8?b?")
+		n := 0
+		for n < len(v) {
+			_, size := utf8.DecodeRuneInString(v[n:])
+			if len("=?utf-8?b?")+base64.StdEncoding.EncodedLen(n+size)+2 > room && n > 0 {
+				break
+			}
+			n += size
 		}
-		h.word("=?utf-8?b?" + base64.StdEncoding.EncodeToString([]byte(v[:n])) + "?=")
-		v = v[n:]
+		w.WriteString(base64.StdEncoding.EncodeToString([]byte(v[:n])))
+		w.WriteString("?=")
+		return w.String(), v[n:]
+	}
+	w.WriteString("=?utf-8?q?")
+	n := 0
+	for n < len(v) {
+		_, size := utf8.DecodeRuneInString(v[n:])
+		need := 0
+		for i := n; i < n+size; i++ {
+			need += qLen(v[i])
+		}
+		if w.Len()+need+2 > room && n > 0 {
+			break
+		}
+		for i := n; i < n+size; i++ {
+			qByte(&w, v[i])
+		}
+		n += size
+	}
+	w.WriteString("?=")
+	return w.String(), v[n:]
+}
+
+func qSafe(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '!' || c == '*' || c == '+' || c == '-' || c == '/'
+}
+
+func qLen(c byte) int {
+	if qSafe(c) || c == ' ' {
+		return 1
+	}
+	return 3
+}
+
+func qByte(w *strings.Builder, c byte) {
+	const hex = "0123456789ABCDEF"
+	switch {
+	case c == ' ':
+		w.WriteByte('_')
+	case qSafe(c):
+		w.WriteByte(c)
+	default:
+		w.WriteByte('=')
+		w.WriteByte(hex[c>>4])
+		w.WriteByte(hex[c&15])
 	}
 }
 
@@ -122,6 +200,24 @@ func plainASCII(v string) bool {
 		}
 	}
 	return true
+}
+
+// longWordsBracketed reports whether every word of v longer than n is an
+// angle-bracketed token ("<id@host>", "<https://...>", with a trailing
+// comma allowed), and there is at least one.
+func longWordsBracketed(v string, n int) bool {
+	found := false
+	for _, w := range strings.Split(v, " ") {
+		if len(w) <= n {
+			continue
+		}
+		w = strings.TrimSuffix(w, ",")
+		if !strings.HasPrefix(w, "<") || !strings.HasSuffix(w, ">") {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 func longestWord(v string) int {

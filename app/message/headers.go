@@ -65,11 +65,21 @@ func simpleHeader(b *bytes.Buffer, name, value string) error {
 func addressHeader(b *bytes.Buffer, name string, list ...Address) error {
 	h := beginHeader(b, name)
 	for i, a := range list {
-		s := (&mail.Address{Name: stripLines(a.Name), Address: asciiEmail(a.Email)}).String()
+		name, addr := stripLines(a.Name), asciiEmail(a.Email)
+		s := (&mail.Address{Name: name, Address: addr}).String()
+		sep := ""
 		if i < len(list)-1 {
-			s += "," // part of the last word, so that it counts when folding
+			sep = "," // part of the last word, so that it counts when folding
 		}
-		h.words(s)
+		if name != "" && (strings.Contains(s, "=?") || longestWord(s)+h.start+1 > foldAt) {
+			// A name to encode, or with a word too long for a line: as
+			// encoded-words that fit the lines (net/mail's can be 75
+			// characters after "From: ").
+			h.encoded(name)
+			h.word("<" + addr + ">" + sep)
+			continue
+		}
+		h.words(s + sep)
 	}
 	return h.end()
 }

@@ -87,6 +87,7 @@ func Build(m Message) ([]byte, error) {
 	if err := checkMessage(&m); err != nil {
 		return nil, err
 	}
+	m.HTML = wrapFragment(m.HTML)
 	if m.Text != "" {
 		return build(&m, m.Text)
 	}

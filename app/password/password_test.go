@@ -2,8 +2,10 @@ package password
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 var fast = Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
@@ -74,6 +76,41 @@ func BenchmarkLogin(b *testing.B) {
 	for b.Loop() {
 		if ok, _ := h.Check(ctx, stored, "a password of some length"); !ok {
 			b.Fatal("no match")
+		}
+	}
+}
+
+// A check for an unknown user (no stored hash) costs what a wrong
+// password costs: the medians of a few runs are within a factor of 2.
+func TestUnknownUserCostsAWrongPassword(t *testing.T) {
+	p := Params{Memory: 4 * 1024, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}
+	h := New(p, 1)
+	ctx := context.Background()
+	stored, _ := h.Hash(ctx, "right password")
+	median := func(stored string) time.Duration {
+		var ds []time.Duration
+		for range 7 {
+			start := time.Now()
+			_, _ = h.Check(ctx, stored, "wrong password")
+			ds = append(ds, time.Since(start))
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	known, unknown := median(stored), median("")
+	if ratio := float64(unknown) / float64(known); ratio < 0.5 || ratio > 2 {
+		t.Errorf("wrong password %v, unknown user %v", known, unknown)
+	}
+}
+
+// BenchmarkLoginUnknownEmail is the same-run baseline of BenchmarkLogin:
+// an unknown email must cost the same (ratio about 1).
+func BenchmarkLoginUnknownEmail(b *testing.B) {
+	h := New(Default, 1)
+	ctx := context.Background()
+	for b.Loop() {
+		if ok, _ := h.Check(ctx, "", "a password of some length"); ok {
+			b.Fatal("matched")
 		}
 	}
 }

@@ -37,6 +37,8 @@ func filterSet() map[string]any {
 	set.AddFilter("slice", slice)
 	set.AddFilter(filterHTML, func(v any) string { return html.EscapeString(stringify(v)) })
 	set.AddFilter(filterText, stringify)
+	set.AddFilter(filterURLHTML, func(v any) string { return html.EscapeString(safeURL(stringify(v))) })
+	set.AddFilter(filterURLText, func(v any) string { return safeURL(stringify(v)) })
 	set.AddFilter(filterFallback, fallback)
 	return set
 }

@@ -36,6 +36,7 @@ type segment struct {
 type output struct {
 	operands []operand
 	escape   bool
+	url      bool // starts a URL attribute: the scheme is checked (urlattr.go)
 }
 
 // operand is a literal or a variable, evaluated as Liquid would. ok is
@@ -118,6 +119,9 @@ func (p *plan) render(vars map[string]any, sizeHint int) (string, bool, error) {
 			v, ok := seg.out.value(vars)
 			if !ok {
 				return "", false, nil
+			}
+			if seg.out.url {
+				v = safeURL(stringify(v))
 			}
 			writeValue(&b, v, seg.out.escape)
 		}

@@ -35,6 +35,10 @@ func parseOutput(expr string) (output, bool) {
 		case filterHTML:
 			out.escape = true
 		case filterText:
+		case filterURLHTML:
+			out.escape, out.url = true, true
+		case filterURLText:
+			out.url = true
 		default:
 			return output{}, false
 		}

@@ -51,9 +51,15 @@ func preprocess(src string, escape bool) (string, error) {
 	var b strings.Builder
 	b.Grow(len(src) + len(src)/8)
 	last, inRaw := 0, false
+	var page htmlState // where in the HTML each output tag lands (urlattr.go)
+	read := 0
 	for _, m := range tokenPattern.FindAllStringSubmatchIndex(src, -1) {
 		start, end := m[0], m[1]
 		tok := src[start:end]
+		if escape {
+			page.advance(src[read:start])
+			read = end
+		}
 		if m[6] >= 0 { // a block tag
 			name := src[m[6]:m[7]]
 			if err := checkTag(name); err != nil && !inRaw {
@@ -71,8 +77,14 @@ func preprocess(src string, escape bool) (string, error) {
 			continue
 		}
 		b.WriteString(src[last:start])
+		url := escape && page.inURLStart()
+		page.output()
 		if m[2] >= 0 { // {{{ expr }}}
-			writeOutput(&b, "{{ ", src[m[2]:m[3]], filterText, " }}")
+			f := filterText
+			if url {
+				f = filterURLText
+			}
+			writeOutput(&b, "{{ ", src[m[2]:m[3]], f, " }}")
 		} else {
 			open, closing := "{{ ", " }}"
 			if tok[2] == '-' {
@@ -81,7 +93,11 @@ func preprocess(src string, escape bool) (string, error) {
 			if tok[len(tok)-3] == '-' {
 				closing = " -}}"
 			}
-			writeOutput(&b, open, src[m[4]:m[5]], final, closing)
+			f := final
+			if url {
+				f = filterURLHTML
+			}
+			writeOutput(&b, open, src[m[4]:m[5]], f, closing)
 		}
 		last = end
 	}

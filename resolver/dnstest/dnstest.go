@@ -20,6 +20,24 @@ type Server struct {
 	records  map[string][]dns.RR // key: fqdn lower-case
 	rcodes   map[string]int      // forced response codes per fqdn
 	udp, tcp *dns.Server
+
+	udpSize    uint16 // EDNS0 UDP size of the last UDP query; 0 without EDNS0
+	tcpQueries int
+}
+
+// UDPSize is the EDNS0 UDP payload size the last UDP query advertised, 0
+// when it carried no EDNS0.
+func (s *Server) UDPSize() uint16 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.udpSize
+}
+
+// TCPQueries counts the queries that came over TCP.
+func (s *Server) TCPQueries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tcpQueries
 }
 
 // Start starts a server on UDP and TCP of one free loopback port and stops
@@ -136,5 +154,21 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		}
 		s.mu.Unlock()
 	}
+	// Over UDP an answer is cut to what the client can take (512 bytes, or
+	// its EDNS0 size) and marked truncated, as real servers do, so that a
+	// client must ask again over TCP for the rest.
+	s.mu.Lock()
+	if _, ok := w.LocalAddr().(*net.UDPAddr); ok {
+		size := uint16(dns.MinMsgSize)
+		s.udpSize = 0
+		if opt := req.IsEdns0(); opt != nil {
+			size, s.udpSize = opt.UDPSize(), opt.UDPSize()
+			m.SetEdns0(size, false)
+		}
+		m.Truncate(int(size))
+	} else {
+		s.tcpQueries++
+	}
+	s.mu.Unlock()
 	w.WriteMsg(m)
 }

@@ -78,6 +78,9 @@ type Options struct {
 	Accounts app.AccountOptions
 	// BaseURL is app.Options.BaseURL; default http://herald.test.
 	BaseURL string
+	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
+	PublicRateLimit, FailedKeyLimit int
+	Warnings                        []string
 	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
 	// test's DNS server.
 	Webhooks app.WebhookOptions
@@ -131,6 +134,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
+		PublicRateLimit: o.PublicRateLimit, FailedKeyLimit: o.FailedKeyLimit, Warnings: o.Warnings,
 		Metrics: o.Metrics, MetricsToken: o.MetricsToken}))
 	e.runCtx = ctx
 	if o.NoWorkers {
