@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/web/dashboard"
 )
 
 // firstStartHint tells a new operator what to do next: with no project
@@ -21,7 +22,9 @@ func firstStartHint(ctx context.Context, a *app.App, c *config, log *slog.Logger
 	} else {
 		cmd = "sudo -u herald " + cmd
 	}
-	log.Info("no project yet: create one (it prints the API keys) with: "+cmd, "command", cmd)
+	url := strings.TrimSuffix(c.BaseURL, "/") + dashboard.Prefix
+	log.Info("no project yet: create one (it prints the API keys) with: "+cmd+", or sign up in the dashboard at "+url,
+		"command", cmd, "dashboard", url)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -22,7 +22,10 @@ func TestFirstStartNamesTheCommandThatCreatesAProject(t *testing.T) {
 	a := app.New(app.Options{DB: db, Log: slog.New(slog.DiscardHandler)})
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	firstStartHint(ctx, a, &config{DataDir: dir}, log)
+	firstStartHint(ctx, a, &config{DataDir: dir, BaseURL: "https://mail.example.com/"}, log)
+	if !strings.Contains(buf.String(), "https://mail.example.com/app/") {
+		t.Fatalf("log %q does not name the dashboard", buf.String())
+	}
 	want := `herald project create --name "My project" --data-dir '` + dir + `'`
 	if !strings.Contains(buf.String(), strings.ReplaceAll(want, `"`, `\"`)) {
 		t.Fatalf("log %q does not name %q", buf.String(), want)

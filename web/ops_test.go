@@ -153,7 +153,10 @@ func TestMetricsAfterASend(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		after = scrape(t, e, "s3cret-scrape")
-		if after["herald_deliveries_total"].sum(map[string]string{"outcome": "delivered"}) == 1 {
+		// The counter moves as the outcome is recorded; the job row goes
+		// in that write's commit, which a scrape may see a moment later.
+		if after["herald_deliveries_total"].sum(map[string]string{"outcome": "delivered"}) == 1 &&
+			after["herald_jobs"].sum(map[string]string{"lane": "delivery"}) == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -80,7 +80,7 @@ func TestScreenshots(t *testing.T) {
 		{"contacts", "/app/contacts", "contacts"},
 		{"templates-editor", "/app/templates/" + tpl.ID, "Test send"},
 		{"segments-builder", "/app/segments", "Nordic pros"},
-		{"campaigns", "/app/campaigns/" + camp.Data.ID, "Open rate"},
+		{"campaigns", "/app/campaigns/" + camp.Data.ID, "Opened"},
 		{"domains", "/app/domains", "Verified"},
 		{"activity", "/app/activity", "Sent"},
 		{"analytics", "/app/analytics", "Top campaigns"},

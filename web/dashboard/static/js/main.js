@@ -13,6 +13,11 @@ import { SegmentsPage, SegmentPage } from './pages/segments.js';
 import { CampaignsPage, CampaignPage } from './pages/campaigns.js';
 import { ActivityPage, AnalyticsPage } from './pages/activity.js';
 import { SettingsPage } from './pages/settings.js';
+import { WorkflowsPage, WorkflowPage } from './pages/workflows.js';
+
+// WORKFLOWS shows the workflows pages; true once the binary serves the
+// workflows API (issue 9), with browser_workflow_test.go beside it.
+const WORKFLOWS = false;
 
 const SIGNED_IN = 'herald.signedIn';
 const PROJECT = 'herald.project';
@@ -29,6 +34,7 @@ const routes = [
   ['/app/segments/:id', SegmentPage],
   ['/app/campaigns', CampaignsPage],
   ['/app/campaigns/:id', CampaignPage],
+  ...(WORKFLOWS ? [['/app/workflows', WorkflowsPage], ['/app/workflows/:id', WorkflowPage]] : []),
   ['/app/domains', DomainsPage],
   ['/app/activity', ActivityPage],
   ['/app/analytics', AnalyticsPage],
@@ -75,6 +81,7 @@ const nav = [
   ['/app/templates', 'Templates'],
   ['/app/campaigns', 'Campaigns'],
   ['/app/segments', 'Segments'],
+  ...(WORKFLOWS ? [['/app/workflows', 'Workflows']] : []),
   ['/app/domains', 'Domains'],
   ['/app/activity', 'Activity'],
   ['/app/analytics', 'Analytics'],

@@ -253,12 +253,13 @@ function Executions({ wf }) {
   const [open, setOpen] = useState(null);
   const [email, setEmail] = useState('');
   const [error, setError] = useState(null);
-  const list = useAsync(() => get(`/workflows/${wf.id}/executions` + qs({ limit: 50, status })), [wf.id, status, tick]);
+  const list = useAsync(() => get(`/workflows/${wf.id}/executions` + qs({ limit: 50, status })), [wf.id, status, tick, wf.enabled]);
   const detail = useAsync(() => (open ? get(`/workflows/${wf.id}/executions/${open}`) : Promise.resolve(null)), [open, tick]);
   useEffect(() => {
+    // New executions come from events: an enabled workflow is watched.
     const active = list.data && list.data.data.some((x) => x.status === 'RUNNING' || x.status === 'WAITING');
-    if (!active) return undefined;
-    const t = setTimeout(() => setTick(tick + 1), 1500);
+    if (!list.data || (!active && !wf.enabled)) return undefined;
+    const t = setTimeout(() => setTick(tick + 1), active ? 1500 : 3000);
     return () => clearTimeout(t);
   }, [list.data]);
   const act = async (fn) => { setError(null); try { await fn(); setTick(tick + 1); } catch (e) { setError(e); } };
