@@ -49,6 +49,9 @@ type config struct {
 	AutoDisable    bool
 
 	httpLimits
+
+	WebhookRetryBase    time.Duration
+	WebhookAllowPrivate bool
 }
 
 // globalFlags are the options every command takes.
@@ -72,6 +75,13 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
 	accountFlags(fs, c)
 	limitFlags(fs, c)
+	workflowFlags(fs, c)
+}
+
+// workflowFlags are the options of the workflow engine.
+func workflowFlags(fs *pflag.FlagSet, c *config) {
+	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", 30*time.Second, "workflow WEBHOOK steps retry after this, then ×2, ×4, ×8")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let workflow WEBHOOK steps call loopback, private, link-local and other internal addresses")
 }
 
 // accountFlags are the options of dashboard accounts.

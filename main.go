@@ -48,5 +48,6 @@ func newRootCmdWith(env func(string) (string, bool), configFile string) *cobra.C
 	root.AddCommand(newServeCmd(c), newMigrateCmd(c), newProjectCmd(c), newVersionCmd())
 	root.AddCommand(newUserCmd(c))
 	root.AddCommand(newBackupCmd(c), newRestoreCmd(c))
+	root.AddCommand(newWorkflowCmd(c))
 	return root
 }

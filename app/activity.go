@@ -23,7 +23,7 @@ type ActivityQuery struct {
 // rather than one name; the short forms name one email event.
 func activityCategory(t string) (storage.ActivityFilter, bool) {
 	switch strings.ToLower(t) {
-	case "email", "contact", "segment":
+	case "email", "contact", "segment", "workflow":
 		return storage.ActivityFilter{Prefix: strings.ToLower(t) + "."}, true
 	case "tracked":
 		return storage.ActivityFilter{Tracked: true}, true
@@ -124,13 +124,19 @@ func (a *App) ActivityTypes(ctx context.Context, projectID string) ([]string, er
 	return names, err
 }
 
-// Upcoming is a scheduled send.
+// Upcoming is a scheduled send, or a workflow step due at a known time.
 type Upcoming struct {
-	Kind         string     `json:"kind"` // "campaign"; workflow steps join when workflows exist
+	Kind         string     `json:"kind"` // "campaign" or "workflow"
 	ID           string     `json:"id"`
 	Name         string     `json:"name"`
 	ScheduledFor *time.Time `json:"scheduledFor"`
-	AudienceType string     `json:"audienceType"`
+	AudienceType string     `json:"audienceType,omitempty"`
+
+	// Workflow entries: the execution is ID, the workflow's name Name.
+	WorkflowID string `json:"workflowId,omitempty"`
+	StepID     string `json:"stepId,omitempty"`
+	StepType   string `json:"stepType,omitempty"`
+	ContactID  string `json:"contactId,omitempty"`
 }
 
 // UpcomingSends lists the scheduled campaigns, soonest first.
@@ -140,5 +146,8 @@ func (a *App) UpcomingSends(ctx context.Context, projectID string, limit int) ([
 	for i, c := range rows {
 		out[i] = Upcoming{Kind: "campaign", ID: c.ID, Name: c.Name, ScheduledFor: c.ScheduledFor, AudienceType: c.AudienceType}
 	}
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	return a.withUpcomingSteps(ctx, projectID, out, limit)
 }

@@ -33,6 +33,8 @@ type Options struct {
 	SNSFetcher     Fetcher          // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
 	Metrics        *metrics.Metrics // nil: nothing counted
 	Accounts       AccountOptions
+
+	Webhooks WebhookOptions // the workflow WEBHOOK step's client
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -63,6 +65,9 @@ type App struct {
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
 	billing *billingLocks
+
+	triggers *workflowTriggers // the workflow engine's table of wanted event names
+	webhooks WebhookOptions
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -97,6 +102,9 @@ func New(o Options) *App {
 
 		metrics: o.Metrics,
 		relay:   &relayHealth{},
+
+		triggers: newWorkflowTriggers(),
+		webhooks: o.Webhooks.withDefaults(),
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
 	a.billing = newBillingLocks()

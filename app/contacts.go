@@ -157,7 +157,7 @@ func (a *App) emitSubscription(ctx context.Context, tx *storage.Tx, c storage.Co
 		name = EventSubscribed
 	}
 	data, _ := json.Marshal(map[string]string{"reason": reason})
-	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: c.ProjectID, ContactID: c.ID,
+	return a.insertEvent(ctx, tx, storage.Event{ID: newID(), ProjectID: c.ProjectID, ContactID: c.ID,
 		Name: name, Data: data, CreatedAt: now})
 }
 

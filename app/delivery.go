@@ -250,7 +250,8 @@ func (a *App) emitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.Emai
 		return nil
 	}
 	data := map[string]any{"emailId": e.ID, "messageId": e.MessageID, "subject": e.Subject, "from": e.Sender}
-	for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID, "workflowId": e.WorkflowID} {
+	for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID, "workflowId": e.WorkflowID,
+		"workflowExecutionId": e.WorkflowExecutionID} {
 		if v != "" {
 			data[k] = v
 		}
@@ -262,7 +263,7 @@ func (a *App) emitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.Emai
 	if err != nil {
 		return err
 	}
-	return tx.InsertEvent(ctx, storage.Event{ID: newID(), ProjectID: e.ProjectID, ContactID: e.ContactID,
+	return a.insertEvent(ctx, tx, storage.Event{ID: newID(), ProjectID: e.ProjectID, ContactID: e.ContactID,
 		Name: name, Data: b, CreatedAt: a.now()})
 }
 

@@ -63,7 +63,13 @@ func (a *App) EventNames(ctx context.Context, projectID string) ([]string, error
 
 // EventUsage says where an event name is referenced.
 func (a *App) EventUsage(ctx context.Context, projectID, name string) (Usage, error) {
-	return emptyUsage(name), nil
+	u := emptyUsage(name)
+	wfs, err := storage.WorkflowsByEvent(ctx, a.db.Reader(), projectID, name)
+	for _, w := range wfs {
+		u.Workflows = append(u.Workflows, map[string]string{"id": w.ID, "name": w.Name})
+	}
+	u.InUse = len(u.Segments)+len(u.Campaigns)+len(u.Templates)+len(u.Workflows) > 0
+	return u, err
 }
 
 // DeleteEvents deletes every event with a name. Names the service emits

@@ -11,6 +11,7 @@ import (
 const (
 	DefaultLane  = "default"  // imports, bulk edits, campaign fan-outs, upkeep: Options.Workers
 	DeliveryLane = "delivery" // one job per email: DeliveryOptions.Workers
+	WorkflowLane = "workflow" // the workflow engine: its batch jobs and webhook calls
 )
 
 // Job kinds. A kind's name is stored in its jobs' rows: never rename one.
@@ -23,12 +24,22 @@ const (
 	JobSegments       = "segments.refresh"
 	JobCleanup        = "maintenance.cleanup"
 	JobAccounts       = "accounts.upkeep"
+
+	// The workflow engine's kinds (workflow_engine.go): enrolment from
+	// its inbox, the step run for executions due now, the timer for
+	// executions due later (DELAY resumes, WAIT_FOR_EVENT timeouts), and
+	// one job per WEBHOOK step execution with its retries.
+	JobWorkflowEnrol   = "workflow.enrol"
+	JobWorkflowStep    = "workflow.step"
+	JobWorkflowTimer   = "workflow.timer"
+	JobWorkflowWebhook = "workflow.webhook"
 )
 
 func (a *App) jobLanes(workers int) []queue.Lane {
 	return []queue.Lane{
 		{Name: DefaultLane, Workers: workers},
 		{Name: DeliveryLane, Workers: a.delivery.Workers},
+		{Name: WorkflowLane, Workers: 4},
 	}
 }
 
@@ -80,5 +91,28 @@ func (a *App) jobKinds() []queue.Kind {
 		Name: JobAccounts, Lane: DefaultLane, Run: a.runAccountUpkeep,
 		Retry: queue.Retry{MaxAttempts: 1}, Every: AccountUpkeepEvery,
 		GiveUp: queue.Reschedule(),
+	}, {
+		// The engine's batch jobs work on rows (the inbox, due
+		// executions) that stay for the next job if one gives up, and
+		// each execution they move ends COMPLETED, EXITED or FAILED: a
+		// step's own failure fails its execution, it is not retried.
+		Name: JobWorkflowEnrol, Lane: WorkflowLane, Run: a.runWorkflowEnrol,
+		Retry:  queue.Retry{MaxAttempts: 10},
+		GiveUp: queue.Then(a.giveUpWorkflowJob),
+	}, {
+		Name: JobWorkflowStep, Lane: WorkflowLane, Run: a.runWorkflowDue,
+		Retry:  queue.Retry{MaxAttempts: 10},
+		GiveUp: queue.Then(a.giveUpWorkflowJob),
+	}, {
+		Name: JobWorkflowTimer, Lane: WorkflowLane, Run: a.runWorkflowDue,
+		Retry:  queue.Retry{MaxAttempts: 10},
+		GiveUp: queue.Then(a.giveUpWorkflowJob),
+	}, {
+		// A WEBHOOK step: retried after HERALD_WEBHOOK_RETRY_BASE ×1, 2,
+		// 4, 8; given up, the step and its execution are FAILED naming
+		// the last status.
+		Name: JobWorkflowWebhook, Lane: WorkflowLane, Run: a.runWorkflowWebhook,
+		Retry: webhookRetry(a.webhooks), Lease: time.Minute,
+		GiveUp: queue.Then(a.giveUpWebhook),
 	}}
 }

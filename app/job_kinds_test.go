@@ -31,6 +31,11 @@ func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 		app.JobSegments:       "rescheduled",
 		app.JobCleanup:        "rescheduled",
 		app.JobAccounts:       "rescheduled",
+
+		app.JobWorkflowEnrol:   "give-up hook",
+		app.JobWorkflowStep:    "give-up hook",
+		app.JobWorkflowTimer:   "give-up hook",
+		app.JobWorkflowWebhook: "give-up hook",
 	}
 	if len(kinds) != len(want) {
 		t.Errorf("%d kinds in the table, %d expected here: a new kind needs its outcome checked", len(kinds), len(want))

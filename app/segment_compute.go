@@ -107,7 +107,10 @@ func (a *App) emitMembership(ctx context.Context, tx *storage.Tx, g Segment, ent
 		events = append(events, storage.Event{ID: newID(), ProjectID: g.ProjectID, ContactID: id,
 			Name: prefix + ".exit", Data: data, CreatedAt: now})
 	}
-	return tx.InsertEvents(ctx, events)
+	if err := tx.InsertEvents(ctx, events); err != nil {
+		return err
+	}
+	return a.noteEvents(ctx, tx, events...)
 }
 
 // RefreshSegment recounts a segment's members and caches the count: no

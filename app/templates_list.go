@@ -62,5 +62,10 @@ func (a *App) GetTemplateUsage(ctx context.Context, projectID, id string) (Templ
 // workflows add their queries here as they come to exist; DeleteTemplate
 // refuses while anything is listed.
 func templateUsage(ctx context.Context, q storage.Querier, projectID, id string) (TemplateUsage, error) {
-	return TemplateUsage{Campaigns: []any{}, Workflows: []any{}}, nil
+	u := TemplateUsage{Campaigns: []any{}, Workflows: []any{}}
+	steps, err := storage.StepsUsingTemplate(ctx, q, projectID, id)
+	for _, s := range steps {
+		u.Workflows = append(u.Workflows, s)
+	}
+	return u, err
 }

@@ -32,6 +32,10 @@ func IsReservedEvent(name string) bool {
 	if strings.HasPrefix(name, "email.") || name == EventSubscribed || name == EventUnsubscribed {
 		return true
 	}
+	switch name { // the workflow engine's activity items
+	case "workflow.started", "workflow.completed", "workflow.exited", "workflow.failed", "workflow.cancelled":
+		return true
+	}
 	if rest, ok := strings.CutPrefix(name, "segment."); ok {
 		slug, ok := strings.CutSuffix(rest, ".entry")
 		if !ok {
@@ -92,7 +96,7 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 		ev := storage.Event{ID: newID(), ProjectID: projectID, ContactID: change.contact.ID,
 			Name: name, Data: eventData, CreatedAt: a.now()}
 		res = TrackResult{Contact: ev.ContactID, Event: ev.ID, Timestamp: ev.CreatedAt}
-		return tx.InsertEvent(ctx, ev)
+		return a.insertEvent(ctx, tx, ev)
 	})
 	if err == nil {
 		a.metrics.EventTracked()

@@ -29,7 +29,7 @@ type Activity struct {
 const activityFilterSQL = ` FROM events ev LEFT JOIN contacts c ON c.id = ev.contact_id WHERE ev.project_id = ?1
 	AND (?2 = '' OR ev.name = ?2)
 	AND (?3 = '' OR ev.name LIKE ?3 || '%')
-	AND (NOT ?4 OR (ev.name NOT LIKE 'email.%' AND ev.name NOT LIKE 'contact.%' AND ev.name NOT LIKE 'segment.%'))
+	AND (NOT ?4 OR (ev.name NOT LIKE 'email.%' AND ev.name NOT LIKE 'contact.%' AND ev.name NOT LIKE 'segment.%' AND ev.name NOT LIKE 'workflow.%'))
 	AND (?5 = '' OR ev.contact_id = ?5)`
 
 func (f ActivityFilter) args() []any {

@@ -48,12 +48,18 @@ type Email struct {
 	ComplainedAt *time.Time `json:"complainedAt"`
 	CreatedAt    time.Time  `json:"createdAt"`
 	UpdatedAt    time.Time  `json:"updatedAt"`
+
+	// WorkflowExecutionID and WorkflowStepExecutionID name the SEND_EMAIL
+	// step execution that sent it; the latter is its idempotency key.
+	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
+	WorkflowStepExecutionID string `json:"-"`
 }
 
 const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
 	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, attempts,
 	COALESCE(last_code, 0), COALESCE(last_enhanced, ''), COALESCE(last_response, ''), COALESCE(mx_host, ''),
-	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at, links`
+	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at, links,
+	COALESCE(workflow_execution_id, '')`
 
 func scanEmail(s scanner) (Email, error) {
 	var e Email
@@ -63,7 +69,8 @@ func scanEmail(s scanner) (Email, error) {
 	err := s.Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID, &e.TemplateID, &e.WorkflowID, &e.MessageID,
 		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Attempts,
 		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
-		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links)
+		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links,
+		&e.WorkflowExecutionID)
 	if err == nil && links != nil {
 		err = json.Unmarshal(links, &e.Links)
 	}
@@ -93,11 +100,12 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 		links = string(b)
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
-			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at,
+			workflow_execution_id, workflow_step_execution_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
 		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, links,
-		Millis(e.CreatedAt), Millis(e.CreatedAt))
+		Millis(e.CreatedAt), Millis(e.CreatedAt), nullable(e.WorkflowExecutionID), nullable(e.WorkflowStepExecutionID))
 	if err != nil || e.Raw == nil {
 		return err
 	}

@@ -42,6 +42,9 @@ func bodyTargets(t testing.TB, e *webtest.Env) []bodyTarget {
 		"/domains/:id": doms[0]["id"].(string), "/segments/:id": dynamic.ID, "/segments/:id/members": static.ID,
 		":contactId": contact.ID, ":projectId": e.Project.ID, ":field": "plan", ":eventName": "e",
 	}
+	wf := createWorkflow(t, e, map[string]any{"name": "Fixture", "eventName": "e", "enabled": true})
+	step := addStep(t, e, wf.ID, map[string]any{"type": "DELAY", "config": map[string]any{"amount": 1, "unit": "days"}})
+	params["/workflows/:id"], params[":stepId"] = wf.ID, step.ID
 	var out []bodyTarget
 	for _, rt := range e.Server.Config.Handler.(*web.Server).Routes() {
 		takesBody := rt.Method == "POST" || rt.Method == "PUT" || rt.Method == "PATCH" ||

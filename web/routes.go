@@ -172,5 +172,23 @@ func (s *Server) routes() []route {
 		// Uploads: stored in the database, served to anyone
 		{method: "POST", path: "/uploads/image", auth: authSecret, handle: s.uploadImage, maxBody: maxUploadBody},
 		{method: "GET", path: "/uploads/:name", auth: authNone, handle: s.serveUpload},
+
+		// Workflows
+		{method: "GET", path: "/workflows", auth: authSecret, handle: s.listWorkflows},
+		{method: "POST", path: "/workflows", auth: authSecret, handle: s.createWorkflow},
+		{method: "GET", path: "/workflows/fields", auth: authSecret, handle: s.workflowFields},
+		{method: "GET", path: "/workflows/:id", auth: authSecret, handle: s.getWorkflow},
+		{method: "PATCH", path: "/workflows/:id", auth: authSecret, handle: s.updateWorkflow},
+		{method: "DELETE", path: "/workflows/:id", auth: authSecret, handle: s.deleteWorkflow},
+		{method: "POST", path: "/workflows/:id/steps", auth: authSecret, handle: s.addStep},
+		{method: "PATCH", path: "/workflows/:id/steps/:stepId", auth: authSecret, handle: s.updateStep},
+		{method: "DELETE", path: "/workflows/:id/steps/:stepId", auth: authSecret, handle: s.deleteStep},
+		{method: "POST", path: "/workflows/:id/transitions", auth: authSecret, handle: s.addTransition},
+		{method: "DELETE", path: "/workflows/:id/transitions/:transitionId", auth: authSecret, handle: s.deleteTransition},
+		{method: "POST", path: "/workflows/:id/executions", auth: authSecret, handle: s.startExecution},
+		{method: "GET", path: "/workflows/:id/executions", auth: authSecret, handle: s.listExecutions},
+		{method: "POST", path: "/workflows/:id/executions/cancel-all", auth: authSecret, handle: s.cancelAllExecutions},
+		{method: "GET", path: "/workflows/:id/executions/:executionId", auth: authSecret, handle: s.getExecution},
+		{method: "DELETE", path: "/workflows/:id/executions/:executionId", auth: authSecret, handle: s.cancelExecution},
 	}
 }

@@ -81,6 +81,9 @@ type Options struct {
 	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
 	PublicRateLimit, FailedKeyLimit int
 	Warnings                        []string
+	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
+	// test's DNS server.
+	Webhooks app.WebhookOptions
 }
 
 // FastPasswords are argon2id parameters for tests: same code path, a
@@ -124,7 +127,8 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts})
+		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts,
+		Webhooks: webhooks(o.Webhooks, dns)})
 	if o.Metrics != nil {
 		o.Metrics.Watch(e.App.MetricsSource())
 	}
@@ -287,4 +291,11 @@ func (e *Env) AdvanceToRetry(kind string) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	e.T.Fatalf("no %s job was scheduled for later", kind)
+}
+
+func webhooks(o app.WebhookOptions, dns *resolver.Client) app.WebhookOptions {
+	if o.Resolver == nil {
+		o.Resolver = dns
+	}
+	return o
 }
