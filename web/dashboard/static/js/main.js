@@ -15,10 +15,6 @@ import { ActivityPage, AnalyticsPage } from './pages/activity.js';
 import { SettingsPage } from './pages/settings.js';
 import { WorkflowsPage, WorkflowPage } from './pages/workflows.js';
 
-// WORKFLOWS shows the workflows pages; true once the binary serves the
-// workflows API (issue 9), with browser_workflow_test.go beside it.
-const WORKFLOWS = false;
-
 const SIGNED_IN = 'herald.signedIn';
 const PROJECT = 'herald.project';
 
@@ -34,7 +30,7 @@ const routes = [
   ['/app/segments/:id', SegmentPage],
   ['/app/campaigns', CampaignsPage],
   ['/app/campaigns/:id', CampaignPage],
-  ...(WORKFLOWS ? [['/app/workflows', WorkflowsPage], ['/app/workflows/:id', WorkflowPage]] : []),
+  ['/app/workflows', WorkflowsPage], ['/app/workflows/:id', WorkflowPage],
   ['/app/domains', DomainsPage],
   ['/app/activity', ActivityPage],
   ['/app/analytics', AnalyticsPage],
@@ -81,7 +77,7 @@ const nav = [
   ['/app/templates', 'Templates'],
   ['/app/campaigns', 'Campaigns'],
   ['/app/segments', 'Segments'],
-  ...(WORKFLOWS ? [['/app/workflows', 'Workflows']] : []),
+  ['/app/workflows', 'Workflows'],
   ['/app/domains', 'Domains'],
   ['/app/activity', 'Activity'],
   ['/app/analytics', 'Analytics'],
