@@ -2,6 +2,7 @@ package smtpout
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -126,12 +127,27 @@ func startSink(t testing.TB, ip string, port int, opts ...sinkOpt) *sink {
 	for _, o := range opts {
 		o(s)
 	}
-	var l net.Listener = &countingListener{Listener: ln, n: &s.accepts}
+	counting := &countingListener{Listener: ln, n: &s.accepts}
+	var l net.Listener = counting
 	if s.ln != nil {
 		l = s.ln(l)
 	}
 	go s.srv.Serve(l)
-	t.Cleanup(func() { s.srv.Close() })
+	t.Cleanup(func() {
+		// go-smtp's Close resets a connection's BDAT pipe without the lock
+		// its BDAT handler reads it under: a data race when a test ends
+		// mid-chunk. Closing the network connections ends the handlers
+		// instead, and Shutdown waits for them.
+		// A handler still busy after half a second (a stalled server's
+		// sleep) is left to end on its own; Close then touches no
+		// connection.
+		counting.closeAll()
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if s.srv.Shutdown(ctx) != nil {
+			s.srv.Close()
+		}
+	})
 	return s
 }
 
@@ -242,17 +258,34 @@ func (l *loginServer) Next(resp []byte) ([]byte, bool, error) {
 	return nil, false, errors.New("unexpected LOGIN step")
 }
 
+// countingListener counts the connections it accepts and keeps them, so
+// that the sink's cleanup can close them.
 type countingListener struct {
 	net.Listener
 	n *atomic.Int64
+
+	mu    sync.Mutex
+	conns []net.Conn
 }
 
 func (l *countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
 		l.n.Add(1)
+		l.mu.Lock()
+		l.conns = append(l.conns, c)
+		l.mu.Unlock()
 	}
 	return c, err
+}
+
+// closeAll closes every accepted connection.
+func (l *countingListener) closeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range l.conns {
+		c.Close()
+	}
 }
 
 // selfSigned returns a certificate for *.example.test and 127.0.0.1, and a
