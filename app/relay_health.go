@@ -57,6 +57,14 @@ func (h *relayHealth) worked() bool {
 	return was
 }
 
+// working reports whether the relay takes the credentials (as far as the
+// last login knows).
+func (h *relayHealth) working() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.failing
+}
+
 // problem is what /readyz shows; "" when the relay takes the credentials.
 func (h *relayHealth) problem() string {
 	h.mu.Lock()
@@ -106,7 +114,10 @@ func (a *App) postponeDelivery(ctx context.Context, e storage.Email) error {
 	if err != nil {
 		return err
 	}
-	return queue.Postpone(relayProbeEvery, errRelayRefusesLogin)
+	// A delivery that another one's working login overtook (it was gated
+	// while the relay still refused, and is written back after the resume)
+	// is due at once instead of a probe period later.
+	return queue.PostponeUntil(relayProbeEvery, errRelayRefusesLogin, a.relay.working)
 }
 
 // resumeWaitingDeliveries makes the deliveries postponed for the relay due

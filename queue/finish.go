@@ -72,7 +72,11 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 			return tx.ReleaseJob(wctx, j.ID, j.Attempts, "interrupted by shutdown", now)
 		case postponed:
 			requeued(tx, l)
-			return tx.PostponeJob(wctx, j.ID, j.Attempts, now.Add(later.After), runErr.Error(), now)
+			due := now.Add(later.After)
+			if later.Until != nil && later.Until() {
+				due = now
+			}
+			return tx.PostponeJob(wctx, j.ID, j.Attempts, due, runErr.Error(), now)
 		case givingUp:
 			return d.giveUp(wctx, tx, l, j, k, runErr, now)
 		}

@@ -15,6 +15,11 @@ import (
 type PostponedError struct {
 	After time.Duration
 	Err   error
+	// Until, when set, is asked inside the write that postpones the job:
+	// true means the cause has already cleared (another job found it
+	// fixed and resumed the postponed ones before this one was written
+	// back), so the job is due at once instead of waiting out After.
+	Until func() bool
 }
 
 func (e PostponedError) Error() string { return e.Err.Error() }
@@ -26,6 +31,15 @@ func Postpone(d time.Duration, err error) error {
 		err = errors.New("postponed")
 	}
 	return PostponedError{After: d, Err: err}
+}
+
+// PostponeUntil is Postpone for a job whose cause may clear while it is
+// being written back: cleared reports that it has.
+func PostponeUntil(d time.Duration, err error, cleared func() bool) error {
+	if err == nil {
+		err = errors.New("postponed")
+	}
+	return PostponedError{After: d, Err: err, Until: cleared}
 }
 
 // Running reports whether Run is running: the readiness check.
