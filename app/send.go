@@ -292,10 +292,12 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 	}
 	e.Subject = subject
 	e.Raw, err = out.signer.Sign(out.fromDomain, raw)
-	if err == nil {
-		a.metrics.Signed()
+	if err != nil {
+		return err
 	}
-	return err
+	a.metrics.Signed()
+	e.Pack() // here, on the caller's core, not inside the write
+	return nil
 }
 
 // messageError turns a refusal of the message builder into a 422 (or 413

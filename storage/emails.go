@@ -53,6 +53,8 @@ type Email struct {
 	// step execution that sent it; the latter is its idempotency key.
 	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
 	WorkflowStepExecutionID string `json:"-"`
+
+	packed *packedBody // Raw compressed for storage (Pack)
 }
 
 const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''), COALESCE(template_id, ''),
@@ -109,16 +111,22 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 	if err != nil || e.Raw == nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO email_bodies (email_id, raw) VALUES (?, ?)`, e.ID, e.Raw)
+	if e.packed == nil {
+		e.Pack()
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO email_bodies (email_id, raw, codec) VALUES (?, ?, ?)`, e.ID, e.packed.data, e.packed.codec)
 	return err
 }
 
 // EmailBody returns the signed bytes of an email waiting for delivery;
 // ErrNotFound once it reached a final state.
 func EmailBody(ctx context.Context, q Querier, id string) ([]byte, error) {
-	var raw []byte
-	err := q.QueryRow(ctx, `SELECT raw FROM email_bodies WHERE email_id = ?`, id).Scan(&raw)
-	return raw, notFound(err)
+	var data []byte
+	var codec int
+	if err := q.QueryRow(ctx, `SELECT raw, codec FROM email_bodies WHERE email_id = ?`, id).Scan(&data, &codec); err != nil {
+		return nil, notFound(err)
+	}
+	return unpackBody(data, codec)
 }
 
 // EmailByID finds an email, without its bytes.
