@@ -103,7 +103,11 @@ func (a *App) startDelivery(ctx context.Context, tx *storage.Tx, job storage.Job
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return true, nil // Run fails it for good
 	}
-	return tx.StartAttempt(ctx, p.EmailID, a.now())
+	e, ok, err := tx.StartAttemptRow(ctx, p.EmailID, a.now())
+	if ok {
+		tx.OnCommit(func() { a.handoff.putClaimed(e) })
+	}
+	return ok, err
 }
 
 // runDelivery makes one attempt; startDelivery marked the email SENDING
@@ -145,13 +149,18 @@ func (a *App) runDelivery(ctx context.Context, job *queue.RunningJob) (any, erro
 	return nil, nil
 }
 
-// emailToDeliver reads the email of an attempt with its bytes: from the
-// handoff when this is the first attempt of a message queued by this
-// process, else from storage. An email in a final state comes without
+// emailToDeliver reads the email of an attempt with its bytes: the row
+// from the handoff when this process claimed the attempt, the bytes from
+// it when this is the first attempt of a message queued by this process,
+// else from storage. An email in a final state comes without
 // them: there is nothing left to send.
 func (a *App) emailToDeliver(ctx context.Context, id string) (storage.Email, error) {
 	raw, handed := a.handoff.take(id)
-	e, err := storage.EmailByID(ctx, a.db.Reader(), id)
+	e, claimed := a.handoff.takeClaimed(id)
+	var err error
+	if !claimed {
+		e, err = storage.EmailByID(ctx, a.db.Reader(), id)
+	}
 	if err != nil || (e.Status != storage.EmailPending && e.Status != storage.EmailSending) {
 		return e, err
 	}

@@ -3,6 +3,8 @@ package app
 import (
 	"sync"
 	"time"
+
+	"github.com/heraldmail/herald/storage"
 )
 
 // handoff passes the signed bytes of a message just queued straight to its
@@ -20,6 +22,10 @@ type handoff struct {
 
 	// taken is closed when an entry leaves; a waiter makes it (waitBelow).
 	taken chan struct{}
+
+	// claimed holds the rows of emails whose attempt was just claimed
+	// (handoff_claimed.go).
+	claimed map[string]storage.Email
 }
 
 type handed struct {
@@ -35,7 +41,9 @@ const handoffBytes = 64 << 20
 // campaign's), so that they do not hold room for ever.
 const handoffTTL = 10 * time.Minute
 
-func newHandoff(max int) *handoff { return &handoff{max: max, byID: map[string]handed{}} }
+func newHandoff(max int) *handoff {
+	return &handoff{max: max, byID: map[string]handed{}, claimed: map[string]storage.Email{}}
+}
 
 // put offers a queued message's bytes. A full handoff keeps what it holds:
 // deliveries run roughly in the order messages were queued, so the oldest

@@ -111,13 +111,23 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.alive.Store(true)
 	defer d.alive.Store(false)
 	defer d.running.Wait()
+	// One timer is pending at a time: a wake-up that comes before it keeps
+	// it when the next wake is no earlier (waking early only makes the loop
+	// look again). A timer per turn would be one per finished job, which a
+	// fake clock that never moves keeps for ever.
+	var timer <-chan time.Time
+	var timerAt time.Time
 	for {
 		d.claimAndStart(ctx)
+		if next := d.nextWake(ctx); timer == nil || next.Before(timerAt) {
+			timer, timerAt = d.clock.Until(next), next
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-d.wake:
-		case <-d.clock.Until(d.nextWake(ctx)):
+		case <-timer:
+			timer = nil
 			d.undrain() // jobs may have fallen due
 		}
 	}

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -48,12 +50,23 @@ func packBody(raw []byte) packedBody {
 	if len(raw) < minPackSize {
 		return packedBody{data: raw, codec: codecRaw}
 	}
-	enc := s2.Encode(nil, raw)
+	scratch := packScratch.Get().(*[]byte)
+	defer packScratch.Put(scratch)
+	if n := s2.MaxEncodedLen(len(raw)); cap(*scratch) < n {
+		*scratch = make([]byte, n)
+	}
+	enc := s2.Encode((*scratch)[:cap(*scratch)], raw)
 	if len(enc) > len(raw)-len(raw)/8 {
 		return packedBody{data: raw, codec: codecRaw}
 	}
-	return packedBody{data: enc, codec: codecS2}
+	// A copy of the exact size: the scratch is sized for the worst case,
+	// ten times what a newsletter needs, and the packed body waits for its
+	// batch's write.
+	return packedBody{data: bytes.Clone(enc), codec: codecS2}
 }
+
+// packScratch holds compression buffers between packs.
+var packScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // unpackBody returns the signed bytes of a stored body.
 func unpackBody(data []byte, codec int) ([]byte, error) {

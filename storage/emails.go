@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -143,9 +144,19 @@ func EmailByMessageID(ctx context.Context, q Querier, messageID string) (Email, 
 // false when the email is no longer waiting for delivery (delivered by an
 // attempt whose acknowledgement was recorded, or cancelled).
 func (tx *Tx) StartAttempt(ctx context.Context, id string, now time.Time) (bool, error) {
-	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, updated_at = ?
-		WHERE id = ? AND status IN ('PENDING', 'SENDING')`, Millis(now), id))
-	return n > 0, err
+	_, ok, err := tx.StartAttemptRow(ctx, id, now)
+	return ok, err
+}
+
+// StartAttemptRow is StartAttempt returning the email as it now is (without
+// its bytes), so that the attempt need not read it again.
+func (tx *Tx) StartAttemptRow(ctx context.Context, id string, now time.Time) (Email, bool, error) {
+	e, err := scanEmail(tx.QueryRow(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, updated_at = ?
+		WHERE id = ? AND status IN ('PENDING', 'SENDING') RETURNING `+emailColumns, Millis(now), id))
+	if errors.Is(err, ErrNotFound) {
+		return Email{}, false, nil
+	}
+	return e, err == nil, err
 }
 
 // UndoAttempt takes back the attempt StartAttempt counted, for an attempt
