@@ -9,13 +9,16 @@ import (
 // it queues beyond what delivery takes soon only costs memory: each queued
 // message waits in the handoff (or, once the handoff is full, is read back
 // from email_bodies, a second cost). So before it builds a batch, a
-// fan-out waits while the handoff already holds fanoutAheadBytes, two
-// batches of a typical newsletter: enough that delivery never runs dry,
-// little enough that a campaign's memory does not grow with its audience.
+// fan-out waits while the handoff already holds fanoutAheadBytes, about 300
+// messages of a 27 KB newsletter (a batch and a half): enough that delivery,
+// which takes about as long to send them as the fan-out takes to sign the
+// next batch, does not run dry, little enough that a campaign's memory does
+// not grow with its audience. (It was 12 MB; every megabyte held is two of
+// heap, with the garbage collector's headroom.)
 // The wait is bounded by fanoutPaceWait, so a delivery that stalls (a slow
 // destination, a paused lane) slows the fan-out but never stops it.
 const (
-	fanoutAheadBytes = 12 << 20
+	fanoutAheadBytes = 8 << 20
 	fanoutPaceWait   = time.Second
 )
 
