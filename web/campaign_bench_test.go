@@ -36,13 +36,15 @@ func BenchmarkCampaignFanout(b *testing.B) {
 		id := r.JSON()["data"].(map[string]any)["id"].(string)
 		b.StartTimer()
 		start, cpu0 := time.Now(), processCPU()
+		probe := startProbe()
 		if r := e.Secret("POST", "/campaigns/"+id+"/send", nil); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
 		}
-		if got := e.Sink.Wait(n, 30*time.Minute); len(got) != n {
-			b.Fatalf("delivered %d of %d", len(got), n)
+		if got := e.Sink.WaitCount(n, 30*time.Minute); got != n {
+			b.Fatalf("delivered %d of %d", got, n)
 		}
 		b.StopTimer()
+		probe.stop(b, n)
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "msg/s")
 		b.ReportMetric(float64(processCPU()-cpu0)/float64(n)/1e3, "cpu-µs/msg")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")

@@ -73,10 +73,12 @@ func BenchmarkDeliveryQueued(b *testing.B) {
 	}
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
+	probe := startProbe()
 	e.StartWorkers()
-	if got := e.Sink.Wait(b.N, 5*time.Minute); len(got) != b.N {
-		b.Fatalf("delivered %d of %d", len(got), b.N)
+	if got := e.Sink.WaitCount(b.N, 5*time.Minute); got != b.N {
+		b.Fatalf("delivered %d of %d", got, b.N)
 	}
+	probe.stop(b, b.N)
 	reportRate(b, start, cpu0)
 }
 
@@ -90,6 +92,7 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 	const conns = 3
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
+	probe := startProbe()
 	var wg sync.WaitGroup
 	for c := 0; c < conns; c++ {
 		wg.Add(1)
@@ -110,9 +113,10 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 		}(c)
 	}
 	wg.Wait()
-	if got := e.Sink.Wait(b.N+1, time.Minute); len(got) != b.N+1 {
-		b.Fatalf("sink has %d of %d", len(got), b.N+1)
+	if got := e.Sink.WaitCount(b.N+1, time.Minute); got != b.N+1 {
+		b.Fatalf("sink has %d of %d", got, b.N+1)
 	}
+	probe.stop(b, b.N)
 	reportRate(b, start, cpu0)
 }
 
@@ -123,6 +127,7 @@ func BenchmarkSendEndToEnd(b *testing.B) {
 	client := benchClient()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
+	probe := startProbe()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for c := 0; c < 16; c++ {
@@ -141,9 +146,10 @@ func BenchmarkSendEndToEnd(b *testing.B) {
 	}
 	close(next)
 	wg.Wait()
-	if got := e.Sink.Wait(b.N, 5*time.Minute); len(got) != b.N {
-		b.Fatalf("delivered %d of %d", len(got), b.N)
+	if got := e.Sink.WaitCount(b.N, 5*time.Minute); got != b.N {
+		b.Fatalf("delivered %d of %d", got, b.N)
 	}
+	probe.stop(b, b.N)
 	reportRate(b, start, cpu0)
 }
 
@@ -158,6 +164,7 @@ func BenchmarkMsgauthSignAllCores(b *testing.B) {
 		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed}
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
+	probe := startProbe()
 	b.RunParallel(func(pb *testing.PB) {
 		var out bytes.Buffer
 		for pb.Next() {
@@ -167,6 +174,7 @@ func BenchmarkMsgauthSignAllCores(b *testing.B) {
 			}
 		}
 	})
+	probe.stop(b, b.N)
 	reportRate(b, start, cpu0)
 }
 
