@@ -15,7 +15,13 @@ import (
 const ReasonWorkflow = "workflow"
 
 func (a *App) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
-	c, err := storage.ContactByID(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	var c storage.Contact
+	var err error
+	if r.contacts != nil {
+		c, err = r.contacts.contact(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	} else {
+		c, err = storage.ContactByID(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return c, failStep("Contact %s was deleted", r.x.ContactID)
 	}
@@ -50,8 +56,11 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 	if changed || flipped {
 		now := a.now()
 		c.Data, c.UpdatedAt = encodeData(data), now
-		if err := tx.UpdateContact(ctx, c); err != nil {
+		if err := tx.UpdateContactData(ctx, c, flipped); err != nil {
 			return nil, err
+		}
+		if r.contacts != nil {
+			r.contacts.updated(c)
 		}
 		if flipped {
 			if err := a.emitSubscription(ctx, tx, c, ReasonWorkflow, now); err != nil {

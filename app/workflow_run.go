@@ -36,6 +36,10 @@ type execRun struct {
 	x      *storage.Execution
 	vars   map[string]any    // the execution's context
 	graphs map[string]*graph // the write's graphs by workflow: the engine never changes one
+	// In a batch of due executions: the batch's gathered writes and its
+	// contacts (nil: write and read through the transaction).
+	out      *storage.WorkflowWrites
+	contacts *batchContacts
 }
 
 // graph is the execution's workflow graph, loaded once per write.
@@ -137,7 +141,7 @@ func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepIn
 func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
 	for range maxStepsPerWrite {
 		if stepID == "" {
-			return a.finishExecution(ctx, tx, r.w, r.x, storage.ExecCompleted, "")
+			return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecCompleted, "")
 		}
 		g, err := r.graph(ctx, tx)
 		if err != nil {
@@ -159,14 +163,14 @@ func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID st
 			}
 			return err
 		}
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return err
 		}
 		if r.x.Status != storage.ExecRunning && r.x.Status != storage.ExecWaiting {
 			return nil // EXIT ended it
 		}
 		if wait {
-			return tx.SaveExecution(ctx, *r.x)
+			return r.writer(tx).SaveExecution(ctx, *r.x)
 		}
 		stepID = next
 	}
@@ -220,10 +224,10 @@ func (a *App) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st stor
 		}
 		se.Output, _ = json.Marshal(map[string]any{"reason": reason})
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return "", false, err
 		}
-		return "", false, a.finishExecution(ctx, tx, r.w, r.x, storage.ExecExited, reason)
+		return "", false, a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecExited, reason)
 	case StepDelay:
 		var c delayConfig
 		_ = json.Unmarshal(st.Config, &c)
@@ -266,7 +270,7 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 			se.Output, _ = json.Marshal(output)
 		}
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return "", false, err
 		}
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, nil, ""
@@ -349,37 +353,37 @@ func (a *App) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se 
 	if se != nil {
 		now := a.now()
 		se.Status, se.Error, se.CompletedAt = storage.StepFailed, &msg, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return err
 		}
 	}
-	return a.finishExecution(ctx, tx, r.w, r.x, storage.ExecFailed, msg)
+	return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecFailed, msg)
 }
 
 // finishExecution ends an execution in a final status and records it in
 // the activity feed.
-func (a *App) finishExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution, status, reason string) error {
+func (a *App) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
 	now := a.now()
 	x.Status, x.CompletedAt, x.DueAt, x.WaitEvent = status, &now, nil, ""
 	x.ExitReason = nil
 	if reason != "" {
 		x.ExitReason = &reason
 	}
-	if err := tx.SaveExecution(ctx, *x); err != nil {
+	if err := out.SaveExecution(ctx, *x); err != nil {
 		return err
 	}
-	return a.emitWorkflowEvent(ctx, tx, w, *x, "workflow."+strings.ToLower(status))
+	return a.emitWorkflowEvent(ctx, out, w, *x, "workflow."+strings.ToLower(status))
 }
 
 // emitWorkflowEvent records a workflow.* activity item on the contact. The
 // engine does not see these events: a workflow cannot start from another's
 // lifecycle, which keeps chains of workflows from looping.
-func (a *App) emitWorkflowEvent(ctx context.Context, tx *storage.Tx, w storage.Workflow, x storage.Execution, name string) error {
+func (a *App) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
 	data, err := json.Marshal(map[string]string{"workflowId": w.ID, "workflowName": w.Name, "executionId": x.ID})
 	if err != nil {
 		return err
 	}
 	// A contact deleted meanwhile leaves the item without its contact.
-	return tx.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
+	return out.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
 		Name: name, Data: data, CreatedAt: a.now()})
 }

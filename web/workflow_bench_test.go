@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -153,9 +154,11 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 			}
 		}
 		txRate := rows / time.Since(t0).Seconds()
+		stopProfile := waveProfile(b)
 		start := time.Now()
 		e.Clock.Advance(time.Hour)
 		waitSettled(b, e, w.ID, n, "RUNNING", "WAITING")
+		stopProfile()
 		steps := float64(2*n) / time.Since(start).Seconds()
 		if c := benchCount(b, e, `SELECT COUNT(*) FROM workflow_executions WHERE workflow_id = ? AND status = 'COMPLETED'`, w.ID); c != n {
 			b.Fatalf("%d executions completed, want %d", c, n)
@@ -164,6 +167,26 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 		b.ReportMetric(txRate, "tx/s")
 		b.ReportMetric(100*steps/txRate, "steps-%-of-tx")
 		b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	}
+}
+
+// waveProfile writes a CPU profile of the wave alone (not of the setup that
+// parks the executions) to the file named by WAVE_CPUPROFILE, if set.
+func waveProfile(b *testing.B) func() {
+	path := os.Getenv("WAVE_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 
