@@ -56,11 +56,13 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 	if changed || flipped {
 		now := a.now()
 		c.Data, c.UpdatedAt = encodeData(data), now
-		if err := tx.UpdateContactData(ctx, c, flipped); err != nil {
-			return nil, err
-		}
-		if r.contacts != nil {
+		if r.out != nil && r.contacts != nil { // a batch: its copy of the contact serves its later reads
+			if err := r.out.UpdateContactData(ctx, c, flipped); err != nil {
+				return nil, err
+			}
 			r.contacts.updated(c)
+		} else if err := tx.UpdateContactData(ctx, c, flipped); err != nil {
+			return nil, err
 		}
 		if flipped {
 			if err := a.emitSubscription(ctx, tx, c, ReasonWorkflow, now); err != nil {

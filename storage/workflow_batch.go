@@ -93,7 +93,7 @@ func scanEngineExecution(s scanner) (Execution, error) {
 // execution, in no particular order: the engine's read inside its write.
 func EngineExecutionsByIDs(ctx context.Context, q Querier, ids []string) ([]Execution, error) {
 	rows, err := q.Query(ctx, `SELECT `+engineExecutionColumns+` FROM workflow_executions e
-		LEFT JOIN workflow_step_executions s ON s.id = (SELECT id FROM workflow_step_executions
+		LEFT JOIN workflow_step_executions s ON s.rowid = (SELECT rowid FROM workflow_step_executions
 			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1)
 		WHERE e.id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	return collect(rows, err, scanEngineExecution)
@@ -120,22 +120,43 @@ func (tx *Tx) UpdateContactData(ctx context.Context, c Contact, withSubscription
 	return err
 }
 
+// UpdateContactData notes a contact's new data (and subscription, when
+// withSubscription) to write as Tx.UpdateContactData does. The caller
+// reads the batch's contacts from its own copy until the flush.
+func (w *WorkflowWrites) UpdateContactData(_ context.Context, c Contact, withSubscription bool) error {
+	if i, ok := w.contactAt[c.ID]; ok {
+		w.contacts[i].c = c
+		w.contacts[i].sub = w.contacts[i].sub || withSubscription
+		return nil
+	}
+	w.contactAt[c.ID] = len(w.contacts)
+	w.contacts = append(w.contacts, contactWrite{c: c, sub: withSubscription})
+	return nil
+}
+
 // WorkflowWrites gathers the rows a batch of the engine writes; Flush
 // writes them. A row saved twice is written once, as last saved. Nothing
 // in the batch's write may read these rows between a save and the flush.
 // Its methods match Tx's, so the engine writes through either.
 type WorkflowWrites struct {
-	steps    []StepExecution
-	stepAt   map[string]int
-	execs    []Execution
-	execAt   map[string]int
-	events   []Event
-	argsPool []any
+	steps     []StepExecution
+	stepAt    map[string]int
+	execs     []Execution
+	execAt    map[string]int
+	contacts  []contactWrite
+	contactAt map[string]int
+	events    []Event
+	argsPool  []any
+}
+
+type contactWrite struct {
+	c   Contact
+	sub bool // its subscription changed too
 }
 
 // NewWorkflowWrites returns an empty set of writes.
 func NewWorkflowWrites() *WorkflowWrites {
-	return &WorkflowWrites{stepAt: map[string]int{}, execAt: map[string]int{}}
+	return &WorkflowWrites{stepAt: map[string]int{}, execAt: map[string]int{}, contactAt: map[string]int{}}
 }
 
 // SaveStepExec notes a step execution to insert or rewrite.
@@ -193,14 +214,41 @@ var (
 	flushExecutions = newChunkQueries(`UPDATE workflow_executions AS e SET status = v.column2, current_step_id = v.column3,
 			context = v.column4, exit_reason = v.column5, due_at = v.column6, wait_event = v.column7, completed_at = v.column8
 		FROM (VALUES `, `(?, ?, ?, ?, ?, ?, ?, ?)`, `) AS v WHERE e.id = v.column1`)
+	flushContactData = newChunkQueries(`UPDATE contacts AS c SET data = v.column3, updated_at = v.column4
+		FROM (VALUES `, `(?, ?, ?, ?)`, `) AS v WHERE c.id = v.column1 AND c.project_id = v.column2`)
+	flushContactSubscription = newChunkQueries(`UPDATE contacts AS c SET subscribed = v.column5, data = v.column3,
+			updated_at = v.column4
+		FROM (VALUES `, `(?, ?, ?, ?, ?)`, `) AS v WHERE c.id = v.column1 AND c.project_id = v.column2`)
 	flushEvents = newChunkQueries(`INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES `,
 		`(?, ?, (SELECT id FROM contacts WHERE id = ?), ?, ?, ?)`, ``)
 )
 
-// Flush writes the gathered rows: step executions, then executions, then
-// events, each in chunks, and empties w.
+// Flush writes the gathered rows: contacts, step executions, executions,
+// then events, each in chunks, and empties w.
 func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
-	err := flushChunks(ctx, tx, w, len(w.steps), &flushStepExecs, func(i int, args []any) []any {
+	var data, subs []Contact
+	for _, cw := range w.contacts {
+		if cw.sub {
+			subs = append(subs, cw.c)
+		} else {
+			data = append(data, cw.c)
+		}
+	}
+	err := flushChunks(ctx, tx, w, len(data), &flushContactData, func(i int, args []any) []any {
+		c := data[i]
+		return append(args, c.ID, c.ProjectID, string(c.Data), Millis(c.UpdatedAt))
+	})
+	if err != nil {
+		return err
+	}
+	err = flushChunks(ctx, tx, w, len(subs), &flushContactSubscription, func(i int, args []any) []any {
+		c := subs[i]
+		return append(args, c.ID, c.ProjectID, string(c.Data), Millis(c.UpdatedAt), c.Subscribed)
+	})
+	if err != nil {
+		return err
+	}
+	err = flushChunks(ctx, tx, w, len(w.steps), &flushStepExecs, func(i int, args []any) []any {
 		x := w.steps[i]
 		return append(args, x.ID, x.ExecutionID, x.StepID, x.Step.Name, x.Step.Type, x.Status, nullJSON(x.Output), x.Error,
 			optMillis(x.ExecuteAfter), Millis(x.StartedAt), optMillis(x.CompletedAt))
@@ -223,7 +271,7 @@ func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
 	if err != nil {
 		return err
 	}
-	*w = WorkflowWrites{stepAt: map[string]int{}, execAt: map[string]int{}, argsPool: w.argsPool}
+	*w = WorkflowWrites{stepAt: map[string]int{}, execAt: map[string]int{}, contactAt: map[string]int{}, argsPool: w.argsPool}
 	return nil
 }
 

@@ -131,7 +131,8 @@ func trackDirect(b *testing.B, e *webtest.Env, n int, name string, email func(in
 // that ends at one instant, moves the clock past it and times until every
 // one has run its next step, UPDATE_CONTACT: steps/s (two per execution,
 // the DELAY's end and the update) against single-row write transactions
-// per second on the same database, and the peak RSS.
+// per second on the same database, and the peak RSS; and the process's CPU
+// time per step and per baseline transaction.
 func BenchmarkWorkflowDelayWave(b *testing.B) {
 	n := benchN("DELAY_N", 100000)
 	for range b.N {
@@ -143,7 +144,7 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 		waitSettled(b, e, w.ID, n, "RUNNING")
 		// Baseline: single-row write transactions, one after the other.
 		const rows = 2000
-		t0 := time.Now()
+		cpu0, t0 := processCPU(), time.Now()
 		for i := range rows {
 			if err := e.DB.Write(context.Background(), func(tx *storage.Tx) error {
 				_, err := tx.Exec(context.Background(), `INSERT INTO settings (key, value) VALUES (?, 'x')
@@ -154,18 +155,23 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 			}
 		}
 		txRate := rows / time.Since(t0).Seconds()
+		txCPU := float64(processCPU()-cpu0) / rows / 1e3
 		stopProfile := waveProfile(b)
-		start := time.Now()
+		cpu1, start := processCPU(), time.Now()
 		e.Clock.Advance(time.Hour)
 		waitSettled(b, e, w.ID, n, "RUNNING", "WAITING")
 		stopProfile()
 		steps := float64(2*n) / time.Since(start).Seconds()
+		stepCPU := float64(processCPU()-cpu1) / float64(2*n) / 1e3
 		if c := benchCount(b, e, `SELECT COUNT(*) FROM workflow_executions WHERE workflow_id = ? AND status = 'COMPLETED'`, w.ID); c != n {
 			b.Fatalf("%d executions completed, want %d", c, n)
 		}
 		b.ReportMetric(steps, "steps/s")
 		b.ReportMetric(txRate, "tx/s")
 		b.ReportMetric(100*steps/txRate, "steps-%-of-tx")
+		// CPU per unit moves less than rates on a shared machine.
+		b.ReportMetric(stepCPU, "cpu-µs/step")
+		b.ReportMetric(txCPU, "cpu-µs/tx")
 		b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
 	}
 }
