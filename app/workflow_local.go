@@ -99,7 +99,7 @@ func (a *App) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c c
 // event.<key> of the execution's context. nil is "no value".
 func (a *App) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
 	if key, ok := strings.CutPrefix(field, "event."); ok {
-		return r.vars[key], nil
+		return r.context()[key], nil
 	}
 	f := strings.TrimPrefix(field, "contact.")
 	c, err := a.runContact(ctx, tx, r)

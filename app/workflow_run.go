@@ -34,7 +34,7 @@ type stepInput struct {
 type execRun struct {
 	w      storage.Workflow
 	x      *storage.Execution
-	vars   map[string]any    // the execution's context
+	vars   map[string]any    // the execution's context, decoded on first use (vars)
 	graphs map[string]*graph // the write's graphs by workflow: the engine never changes one
 	// In a batch of due executions: the batch's gathered writes and its
 	// contacts (nil: write and read through the transaction).
@@ -54,22 +54,30 @@ func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*graph, error) {
 	return g, err
 }
 
+// context is the execution's context as a map: most steps never look at
+// it, so a wave of DELAYs does not decode it.
+func (r *execRun) context() map[string]any {
+	if r.vars == nil {
+		r.vars, _ = decodeData(r.x.Context)
+		if r.vars == nil {
+			r.vars = map[string]any{}
+		}
+	}
+	return r.vars
+}
+
 func (r *execRun) saveContext() {
-	b, _ := json.Marshal(r.vars)
+	b, _ := json.Marshal(r.context())
 	r.x.Context = b
 }
 
 // newRun starts moving an execution; graphs is shared by the executions
 // of one write (nil: a fresh one).
 func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*graph) *execRun {
-	vars, _ := decodeData(x.Context)
-	if vars == nil {
-		vars = map[string]any{}
-	}
 	if graphs == nil {
 		graphs = map[string]*graph{}
 	}
-	return &execRun{w: w, x: x, vars: vars, graphs: graphs}
+	return &execRun{w: w, x: x, graphs: graphs}
 }
 
 // newExecution creates a RUNNING execution at the workflow's TRIGGER step,
@@ -286,8 +294,9 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 	case StepWaitForEvent:
 		if ev := in.event; ev != nil {
 			data, _ := decodeData(ev.Data)
+			vars := r.context()
 			for k, v := range data {
-				r.vars[k] = v
+				vars[k] = v
 			}
 			r.saveContext()
 			return finish(map[string]any{"waitOutcome": "EVENT", "eventName": ev.Name, "eventId": ev.EventID,
@@ -379,7 +388,12 @@ func (a *App) finishExecution(ctx context.Context, out stepWriter, w storage.Wor
 // engine does not see these events: a workflow cannot start from another's
 // lifecycle, which keeps chains of workflows from looping.
 func (a *App) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
-	data, err := json.Marshal(map[string]string{"workflowId": w.ID, "workflowName": w.Name, "executionId": x.ID})
+	// Its fields in key order, the bytes a map of them would encode to.
+	data, err := json.Marshal(struct {
+		ExecutionID  string `json:"executionId"`
+		WorkflowID   string `json:"workflowId"`
+		WorkflowName string `json:"workflowName"`
+	}{x.ID, w.ID, w.Name})
 	if err != nil {
 		return err
 	}
