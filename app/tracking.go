@@ -200,6 +200,10 @@ func (a *App) engage(ctx context.Context, emailID, column, event string, link in
 			target = e.Links[link]
 			data["link"] = target
 		}
+		if !a.budget.allow(e.ProjectID, now) {
+			a.metrics.EngagementUnrecorded()
+			return nil // answered as usual, not recorded (engageBudget)
+		}
 		first, err := tx.MarkEmail(ctx, emailID, column, a.now())
 		if err != nil {
 			return err
