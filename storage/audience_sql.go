@@ -430,7 +430,9 @@ func (a Audience) complementCountSQL() (string, []any, bool) {
 		return "", nil, false
 	}
 	b := &setBuilder{projectID: a.ProjectID}
-	b.write("SELECT (SELECT COUNT(*) FROM contacts WHERE project_id = ", b.arg(a.ProjectID), ") - (SELECT COUNT(*) FROM (")
+	b.write("SELECT ")
+	b.storedCount(countContacts, "", "") // the project's contacts, stored (audience_counts.go)
+	b.write(" - (SELECT COUNT(*) FROM (")
 	for i, n := range neg {
 		if i > 0 {
 			b.write(" UNION ")
