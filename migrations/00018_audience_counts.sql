@@ -38,6 +38,18 @@ SELECT project_id, 3, name, '', COUNT(*)
 FROM (SELECT DISTINCT project_id, name, contact_id FROM events INDEXED BY events_by_name_contact WHERE contact_id IS NOT NULL)
 GROUP BY project_id, name;
 
+-- Date tests on data (within, olderThan, before or after a date) read the
+-- key's dates in contact order with each date's instant already parsed:
+-- the instant is the index's last column, computed once when the row is
+-- written, where the test used to parse every date it read (half of its
+-- CPU at a million contacts). The expression and the partial index's
+-- WHERE are those of storage/audience_sql.go's date test, word for word,
+-- which is what lets SQLite use the index; an invalid date indexes NULL,
+-- which no comparison selects.
+CREATE INDEX contact_values_dates ON contact_values
+    (project_id, key, contact_id, CAST(round(unixepoch(value, 'subsec') * 1000) AS INTEGER))
+    WHERE value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*';
+
 -- +goose StatementBegin
 CREATE TRIGGER audience_counts_contact_insert AFTER INSERT ON contacts BEGIN
     INSERT INTO audience_counts (project_id, kind, key, value, n) VALUES (NEW.project_id, 0, '', '', 1)
@@ -116,3 +128,4 @@ DROP TRIGGER audience_counts_value_insert;
 DROP TRIGGER audience_counts_contact_delete;
 DROP TRIGGER audience_counts_contact_insert;
 DROP TABLE audience_counts;
+DROP INDEX contact_values_dates;

@@ -75,6 +75,8 @@ func TestAudienceCountPlans(t *testing.T) {
 			[]string{"MERGE (EXCEPT)", "contact_values USING PRIMARY KEY", "events_by_name_contact"}},
 		{"data range", one(Test{Source: SourceData, Key: "age", Op: OpGreater, Value: int64(40)}),
 			[]string{"contact_values USING COVERING INDEX contact_values_by_contact (project_id=? AND key=?)"}},
+		{"data within", one(Test{Source: SourceData, Key: "signup", Op: OpGreaterEq, Value: since}),
+			[]string{"contact_values USING COVERING INDEX contact_values_dates (project_id=? AND key=?)"}},
 		{"subscribed and data", one(Test{Source: SourceContact, Column: ColumnSubscribed, Op: OpEquals, Value: true}, pro),
 			[]string{"MERGE (EXCEPT)", "contacts USING COVERING INDEX contacts_unsubscribed (project_id=?)"}},
 		{"nested groups", &Match{Groups: []MatchGroup{{Tests: []Test{pro}, Nested: &Match{Any: true, Groups: []MatchGroup{
