@@ -95,7 +95,7 @@ func (w *countWrites) one(ctx context.Context, tx *Tx) error {
 	switch op := w.rng.IntN(20); {
 	case op < 6 || c == "":
 		id := fmt.Sprintf("c%06d", w.next)
-		return tx.InsertContact(ctx, Contact{ID: id, ProjectID: p, Email: id + "@example.com", Subscribed: true,
+		return tx.InsertContact(ctx, Contact{ID: id, ProjectID: p, Email: id + "@example.com", Subscribed: w.rng.IntN(4) > 0,
 			Data: json.RawMessage(w.data()), CreatedAt: w.now, UpdatedAt: w.now})
 	case op < 10:
 		return tx.UpdateContact(ctx, Contact{ID: c, ProjectID: p, Email: c + "@example.com", Subscribed: true,
@@ -219,6 +219,25 @@ func TestAudienceCountsFollowWrites(t *testing.T) {
 	}
 	checkStoredCounts(t, db)
 	compare()
+	// Marketing audiences (subscribed only) of the same, and of every
+	// contact, count as their sets do.
+	for _, p := range []string{"p", "q"} {
+		auds := []Audience{{ProjectID: p, SubscribedOnly: true}}
+		for _, tt := range tests {
+			auds = append(auds, Audience{ProjectID: p, Match: one(tt), SubscribedOnly: true})
+		}
+		for _, a := range auds {
+			got, err := CountAudience(ctx, db.Reader(), a)
+			set, args := a.setSQL("", "", true)
+			var want int
+			if err == nil {
+				err = queryRowAdhoc(ctx, db.Reader(), `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&want)
+			}
+			if err != nil || got != want {
+				t.Fatalf("project %s, subscribed, %+v: count %d (%v), the set holds %d", p, a.Match, got, err, want)
+			}
+		}
+	}
 	// A deleted project leaves no counts behind.
 	if err := db.Write(ctx, func(tx *Tx) error { return tx.DeleteProject(ctx, "q") }); err != nil {
 		t.Fatal(err)

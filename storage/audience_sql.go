@@ -416,10 +416,18 @@ func (a Audience) build(b *setBuilder) (string, []any) {
 // "all EXCEPT N" is count(all) − count(N), and counting the project's
 // contacts is a plain index count rather than a merge of a million ids.
 func (a Audience) complementCountSQL() (string, []any, bool) {
-	if a.SubscribedOnly || a.Match == nil || isUnion(a.Match) {
+	if a.Match != nil && isUnion(a.Match) {
 		return "", nil, false
 	}
-	pos, neg := preferSmallerSubscribed(flatten(a.Match, nil, nil))
+	var pos, neg []operand
+	if a.Match != nil {
+		pos, neg = preferSmallerSubscribed(flatten(a.Match, nil, nil))
+	}
+	if a.SubscribedOnly {
+		// A marketing audience is the same minus the unsubscribed: "every
+		// subscribed contact" is the stored count minus the partial index.
+		neg = append(neg, operand{unsubscribed: true})
+	}
 	if len(pos) > 0 || len(neg) == 0 {
 		return "", nil, false
 	}
