@@ -35,6 +35,10 @@ type Options struct {
 	Accounts       AccountOptions
 
 	Webhooks WebhookOptions // the workflow WEBHOOK step's client
+
+	// PublicProjectRateLimit is opens and clicks recorded per project per
+	// minute (engageBudget); 0: no limit.
+	PublicProjectRateLimit int
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -64,6 +68,7 @@ type App struct {
 	accounts *accounts
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	budget  *engageBudget      // opens and clicks recorded per project per minute
 	billing *billingLocks
 
 	triggers *workflowTriggers // the workflow engine's table of wanted event names
@@ -116,6 +121,7 @@ func New(o Options) *App {
 	}
 	a.jobs = jobs
 	a.repeats = newEngagementRepeats()
+	a.budget = newEngageBudget(o.PublicProjectRateLimit)
 	return a
 }
 
