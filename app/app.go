@@ -39,6 +39,10 @@ type Options struct {
 	// PublicProjectRateLimit is opens and clicks recorded per project per
 	// minute (engageBudget); 0: no limit.
 	PublicProjectRateLimit int
+
+	// RenderWork is the wall-clock bound of one template render; 0:
+	// render.MaxWork.
+	RenderWork time.Duration
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -102,7 +106,7 @@ func New(o Options) *App {
 		inboundHost: o.InboundHost,
 
 		dns:      o.DNS,
-		renderer: render.NewRenderer(),
+		renderer: render.NewRendererWithin(o.RenderWork),
 		snsCerts: newSNSCerts(o.SNSFetcher),
 
 		metrics: o.Metrics,
