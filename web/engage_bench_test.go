@@ -32,7 +32,7 @@ const engageEmails = 200
 func engageLinks(b *testing.B) (*webtest.Env, []string, []string) {
 	e := sendBenchEnv(b, true)
 	for i := range engageEmails {
-		if r := e.Secret("POST", "/v1/send", sendBody(i, `<p>Hi, read <a href="https://example.com/post?a=1">this</a>.</p>`)); r.Status != 200 {
+		if r := e.Secret("POST", "/v1/send", sendBody(i, `<p>Hi, read <a href="https://example.com/post?a=1">this</a>.</p>`+articleHTML)); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
 		}
 	}
