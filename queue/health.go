@@ -25,16 +25,9 @@ type PostponedError struct {
 func (e PostponedError) Error() string { return e.Err.Error() }
 func (e PostponedError) Unwrap() error { return e.Err }
 
-// Postpone wraps err so that the job runs again after d, uncounted.
-func Postpone(d time.Duration, err error) error {
-	if err == nil {
-		err = errors.New("postponed")
-	}
-	return PostponedError{After: d, Err: err}
-}
-
-// PostponeUntil is Postpone for a job whose cause may clear while it is
-// being written back: cleared reports that it has.
+// PostponeUntil wraps err so that the job runs again after d, uncounted,
+// unless its cause clears while the job is being written back (cleared
+// reports that it has; nil means it cannot).
 func PostponeUntil(d time.Duration, err error, cleared func() bool) error {
 	if err == nil {
 		err = errors.New("postponed")

@@ -51,12 +51,6 @@ func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (int,
 	return n, err
 }
 
-// SegmentMemberIDs returns the contact ids of a segment's member rows, in order.
-func SegmentMemberIDs(ctx context.Context, q Querier, segmentID string) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT contact_id FROM segment_members WHERE segment_id = ? ORDER BY contact_id`, segmentID)
-	return collect(rows, err, scanString)
-}
-
 // MembershipDiff compares a segment's member rows with an audience: the
 // contacts of the audience without a row (entered), and the rows whose
 // contact is no longer in the audience (left).

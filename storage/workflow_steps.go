@@ -168,11 +168,3 @@ func WorkflowTransitions(ctx context.Context, q Querier, workflowID string) ([]W
 		ORDER BY created_at, id`, workflowID)
 	return collect(rows, err, scanTransition)
 }
-
-// TransitionsFrom lists a step's outgoing transitions, highest priority
-// first, then oldest.
-func TransitionsFrom(ctx context.Context, q Querier, stepID string) ([]WorkflowTransition, error) {
-	rows, err := q.Query(ctx, `SELECT `+transitionColumns+` FROM workflow_transitions WHERE from_step_id = ?
-		ORDER BY priority DESC, created_at, id`, stepID)
-	return collect(rows, err, scanTransition)
-}

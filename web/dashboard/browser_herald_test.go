@@ -30,7 +30,8 @@ type herald struct {
 	Sink *smtptest.Sink
 }
 
-func startHerald(t *testing.T) *herald {
+// startHerald starts a Herald; each option may change its app.Options.
+func startHerald(t *testing.T, options ...func(*app.Options)) *herald {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := storage.Open(ctx, t.TempDir(), storage.Options{})
@@ -47,9 +48,13 @@ func startHerald(t *testing.T) *herald {
 		dns, &net.Dialer{}, log)
 	// The real clock: the page reads the browser's, and the two must agree.
 	clock := queue.SystemClock{}
-	h.App = app.New(app.Options{DB: db, Clock: clock, Log: log, BaseURL: h.URL, DNS: dns, Mailer: mailer, Workers: 2,
+	opts := app.Options{DB: db, Clock: clock, Log: log, BaseURL: h.URL, DNS: dns, Mailer: mailer, Workers: 2,
 		Verifier: verify.New(verify.Options{DNS: dns, CacheTTL: -1}),
-		Accounts: app.AccountOptions{Password: webtest.FastPasswords}})
+		Accounts: app.AccountOptions{Password: webtest.FastPasswords}}
+	for _, o := range options {
+		o(&opts)
+	}
+	h.App = app.New(opts)
 	srv := serve(t, ln, web.New(web.Options{App: h.App, Log: log, Clock: clock, Features: map[string]bool{"tracking": true}}))
 	done := make(chan struct{})
 	go func() { defer close(done); _ = h.App.Run(ctx) }()

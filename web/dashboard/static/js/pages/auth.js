@@ -77,20 +77,27 @@ export function VerifyEmailPage() {
   <//>`;
 }
 
-export function ResetPasswordPage() {
-  const [pw, setPw] = useState('');
+// useSubmit runs a form's one request: the form's error while it fails,
+// done once it succeeds.
+function useSubmit(request) {
   const [error, setError] = useState(null);
   const [done, setDone] = useState(false);
   const submit = async (e) => {
     e.preventDefault();
     setError(null);
     try {
-      await post('/auth/reset-password', { token: tokenParam(), newPassword: pw });
+      await request();
       setDone(true);
     } catch (err) {
       setError(err);
     }
   };
+  return { error, done, submit };
+}
+
+export function ResetPasswordPage() {
+  const [pw, setPw] = useState('');
+  const { error, done, submit } = useSubmit(() => post('/auth/reset-password', { token: tokenParam(), newPassword: pw }));
   return html`<${TokenPage} title="Choose a new password">
     ${done
       ? html`<p role="status">Your password is changed. <${Link} href="/app/login">Log in<//></p>`
@@ -104,18 +111,7 @@ export function ResetPasswordPage() {
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
-  const [error, setError] = useState(null);
-  const [done, setDone] = useState(false);
-  const submit = async (e) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      await post('/auth/request-password-reset', { email: email.trim() });
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const { error, done, submit } = useSubmit(() => post('/auth/request-password-reset', { email: email.trim() }));
   return html`<${TokenPage} title="Reset your password">
     ${done
       ? html`<p role="status">If an account has that email, a link to reset its password is on its way.</p>`
