@@ -127,6 +127,28 @@ func httpURL(v string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return "an absolute http:// or https:// URL, such as https://mail.example.com"
 	}
+	return linkBase(v)
+}
+
+// maxBaseURL bounds HERALD_BASE_URL: every link Herald writes starts with
+// it, and a List-Unsubscribe URL is one token that cannot be folded, so
+// with a token of about 80 characters its header line stays far under
+// RFC 5322's 998.
+const maxBaseURL = 512
+
+// linkBase checks that the base URL can start a link as it is, in a header
+// (List-Unsubscribe's <...>) and in HTML: printable ASCII without spaces,
+// quotes or angle brackets (percent-encode anything else), and short
+// enough for one header line.
+func linkBase(v string) string {
+	if len(v) > maxBaseURL {
+		return fmt.Sprintf("a URL of at most %d characters", maxBaseURL)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c <= ' ' || c > '~' || c == '<' || c == '>' || c == '"' {
+			return "a URL of printable ASCII without spaces, quotes or <>: percent-encode the rest, such as https://mail.example.com/h%C3%A9rald"
+		}
+	}
 	return ""
 }
 

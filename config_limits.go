@@ -20,6 +20,9 @@ type httpLimits struct {
 	HTTPIdleTimeout   time.Duration
 	MaxConnections    int
 	PublicRateLimit   int
+	// PublicProjectRateLimit: opens and clicks recorded per project per
+	// minute (app.Options.PublicProjectRateLimit).
+	PublicProjectRateLimit int
 
 	InboundTLSCert, InboundTLSKey string
 }
@@ -31,7 +34,17 @@ func limitFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&l.HTTPIdleTimeout, "http-idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept open")
 	fs.IntVar(&l.MaxConnections, "max-connections", 1024, "HTTP connections served at once; more wait in the listen backlog")
 	fs.IntVar(&l.PublicRateLimit, "public-rate-limit", 1200, "requests per minute per client IP on tracking and subscription links; 0 disables")
+	fs.IntVar(&l.PublicProjectRateLimit, "public-project-rate-limit", 60000, "opens and clicks recorded per minute per project; past it the pixel and redirect still answer, unrecorded; 0 disables")
 	inboundTLSFlags(fs, c)
+}
+
+// projectEngageLimit is the per-project limit of recorded opens and
+// clicks, off with every other rate limit under HERALD_RATE_LIMIT=0.
+func projectEngageLimit(c *config) int {
+	if c.RateLimit == 0 {
+		return 0
+	}
+	return c.PublicProjectRateLimit
 }
 
 // newHTTPServer is the API's server with the configured timeouts. A routed

@@ -18,7 +18,8 @@ func TestHTTPLimitsFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.HTTPBodyTimeout != 60*time.Second || c.HTTPHeaderTimeout != 10*time.Second ||
-		c.HTTPIdleTimeout != 120*time.Second || c.MaxConnections != 1024 || c.PublicRateLimit != 1200 {
+		c.HTTPIdleTimeout != 120*time.Second || c.MaxConnections != 1024 || c.PublicRateLimit != 1200 ||
+		c.PublicProjectRateLimit != 60000 || projectEngageLimit(c) != 60000 {
 		t.Fatalf("defaults %+v", c.httpLimits)
 	}
 	t.Setenv("HERALD_HTTP_BODY_TIMEOUT", "7s")
@@ -26,15 +27,20 @@ func TestHTTPLimitsFromEnvironment(t *testing.T) {
 	t.Setenv("HERALD_HTTP_IDLE_TIMEOUT", "9s")
 	t.Setenv("HERALD_MAX_CONNECTIONS", "12")
 	t.Setenv("HERALD_PUBLIC_RATE_LIMIT", "30")
+	t.Setenv("HERALD_PUBLIC_PROJECT_RATE_LIMIT", "500")
 	c = &config{}
 	cmd = newServeCmd(c)
 	if err := applySettings(cmd, settings{env: os.LookupEnv}); err != nil {
 		t.Fatal(err)
 	}
 	want := httpLimits{HTTPBodyTimeout: 7 * time.Second, HTTPHeaderTimeout: 3 * time.Second,
-		HTTPIdleTimeout: 9 * time.Second, MaxConnections: 12, PublicRateLimit: 30}
+		HTTPIdleTimeout: 9 * time.Second, MaxConnections: 12, PublicRateLimit: 30, PublicProjectRateLimit: 500}
 	if c.httpLimits != want {
 		t.Fatalf("got %+v, want %+v", c.httpLimits, want)
+	}
+	// HERALD_RATE_LIMIT=0 turns it off with every other rate limit.
+	if c.RateLimit = 0; projectEngageLimit(c) != 0 {
+		t.Fatal("per-project engagement limit with HERALD_RATE_LIMIT=0")
 	}
 	srv := newHTTPServer(c, nil)
 	if srv.ReadHeaderTimeout != 3*time.Second || srv.IdleTimeout != 9*time.Second || srv.ReadTimeout != 10*time.Second {

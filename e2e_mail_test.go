@@ -46,7 +46,7 @@ func TestQueuedMailSurvivesRestart(t *testing.T) {
 
 	s = startServer(t, bin, append(env, "HERALD_SMTP_PORT="+sink.PortString()))
 	sink.Wait(1, 30*time.Second)
-	time.Sleep(2 * time.Second) // a duplicate would arrive by now
+	waitDeliveriesSettled(t, s) // no attempt left that could send a duplicate
 	got := sink.Messages()
 	if len(got) != 1 {
 		t.Fatalf("received %d messages, want exactly 1", len(got))
@@ -143,7 +143,10 @@ func TestCampaignResumesAfterKill(t *testing.T) {
 
 	s = startServer(t, bin, append(env, "HERALD_SMTP_PORT="+sink.PortString()))
 	sink.Wait(n, 60*time.Second)
-	time.Sleep(2 * time.Second) // duplicates would arrive by now
+	// Once the fan-out is done and no delivery is queued or running, no
+	// attempt is left that could send a duplicate.
+	waitCampaignSent(t, s, key, id)
+	waitDeliveriesSettled(t, s)
 	seen := map[string]int{}
 	for _, m := range sink.Messages() {
 		for _, to := range m.To {

@@ -87,7 +87,8 @@ func serve(ctx context.Context, c *config) error {
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
 		Accounts: app.AccountOptions{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
 			SystemFrom: c.SystemFrom, AutoDisable: c.AutoDisable},
-		Webhooks: app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
+		Webhooks:               app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
+		PublicProjectRateLimit: projectEngageLimit(c),
 	})
 	m.Watch(a.MetricsSource())
 	handler := web.New(web.Options{App: a, Log: log, Clock: clock, RateLimit: c.RateLimit,

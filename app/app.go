@@ -35,6 +35,14 @@ type Options struct {
 	Accounts       AccountOptions
 
 	Webhooks WebhookOptions // the workflow WEBHOOK step's client
+
+	// PublicProjectRateLimit is opens and clicks recorded per project per
+	// minute (engageBudget); 0: no limit.
+	PublicProjectRateLimit int
+
+	// RenderWork is the wall-clock bound of one template render; 0:
+	// render.MaxWork.
+	RenderWork time.Duration
 }
 
 // App is the domain service. Its methods are safe for concurrent use.
@@ -64,6 +72,7 @@ type App struct {
 	accounts *accounts
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	budget  *engageBudget      // opens and clicks recorded per project per minute
 	billing *billingLocks
 
 	triggers *workflowTriggers // the workflow engine's table of wanted event names
@@ -97,7 +106,7 @@ func New(o Options) *App {
 		inboundHost: o.InboundHost,
 
 		dns:      o.DNS,
-		renderer: render.NewRenderer(),
+		renderer: render.NewRendererWithin(o.RenderWork),
 		snsCerts: newSNSCerts(o.SNSFetcher),
 
 		metrics: o.Metrics,
@@ -116,6 +125,7 @@ func New(o Options) *App {
 	}
 	a.jobs = jobs
 	a.repeats = newEngagementRepeats()
+	a.budget = newEngageBudget(o.PublicProjectRateLimit)
 	return a
 }
 

@@ -28,7 +28,7 @@ type AudienceCount struct {
 // and a segment count use. A missing audienceType is FILTERED when a
 // condition is given, else ALL.
 func (a *App) CountAudience(ctx context.Context, projectID string, in AudienceCountInput) (AudienceCount, error) {
-	q := a.db.Reader()
+	q := a.db.Scanner() // counts read through the map (storage/scan.go)
 	typ := in.AudienceType
 	if typ == "" {
 		typ = AudienceAll

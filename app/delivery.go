@@ -82,6 +82,9 @@ func (a *App) giveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Jo
 	if err != nil {
 		return err
 	}
+	// Counted as failed like a delivery given up by time (outcome); its
+	// last attempt, if one ran, was counted as deferred.
+	tx.OnCommit(func() { a.countDelivery(e, storage.EmailFailed) })
 	if err := a.emitEmailEvent(ctx, tx, e, EventFailed, map[string]any{"reason": "gave up: " + reason}); err != nil {
 		return err
 	}

@@ -128,7 +128,7 @@ func (a *App) refreshCount(ctx context.Context, g Segment) (Segment, error) {
 	if err != nil {
 		return g, err
 	}
-	n, err := storage.CountAudience(ctx, a.db.Reader(), aud)
+	n, err := storage.CountAudience(ctx, a.db.Scanner(), aud)
 	if err != nil {
 		return g, err
 	}

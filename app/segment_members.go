@@ -197,7 +197,7 @@ func (a *App) SegmentContacts(ctx context.Context, projectID, id string, p PageR
 	if err != nil {
 		return NumberedPage[Contact]{}, err
 	}
-	r := a.db.Reader()
+	r := a.db.Scanner() // counts and pages read through the map (storage/scan.go)
 	aud, err := a.SegmentAudience(ctx, r, g)
 	if err != nil {
 		return NumberedPage[Contact]{}, err

@@ -111,7 +111,7 @@ func (a *App) prepareCondition(ctx context.Context, projectID string, raw json.R
 	if err != nil {
 		return nil, 0, err
 	}
-	n, err := storage.CountAudience(ctx, a.db.Reader(), aud)
+	n, err := storage.CountAudience(ctx, a.db.Scanner(), aud)
 	return cond, n, err
 }
 

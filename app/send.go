@@ -223,7 +223,7 @@ func (a *App) queueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) e
 		Payload: deliveryPayload{EmailID: e.ID}}); err != nil {
 		return err
 	}
-	return a.emitEmailEvent(ctx, tx, e, EventSent, nil)
+	return a.emitEmailEvent(ctx, tx, e, EventSent, map[string]any{"openTracked": e.OpenTracked})
 }
 
 // contactPreview returns the recipient's contact id (a new one if the
@@ -277,7 +277,7 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 		return renderFailure(ctx, "body", err)
 	}
 	if out.tracking {
-		if html, e.Links, err = a.instrument(ctx, e.ID, html); err != nil {
+		if html, e.Links, e.OpenTracked, err = a.instrument(ctx, e.ID, html); err != nil {
 			return err
 		}
 	}

@@ -16,12 +16,12 @@ const (
 )
 
 // instrument rewrites a message's links into signed click redirects and
-// adds an open pixel. It returns the rewritten HTML and the distinct
-// targets, which are stored with the email: a click token carries only a
-// target's number. Links to Herald itself (unsubscribe, manage) are left
+// adds an open pixel where filters allow one (wantsPixel). It returns the
+// rewritten HTML, the distinct targets (stored with the email: a click
+// token carries only a target's number) and whether the pixel is in. Links to Herald itself (unsubscribe, manage) are left
 // alone, so that they work even where redirects are blocked. It runs once
 // per recipient, so it scans the body once, without regular expressions.
-func (a *App) instrument(ctx context.Context, emailID, body string) (string, []string, error) {
+func (a *App) instrument(ctx context.Context, emailID, body string) (string, []string, bool, error) {
 	base := strings.TrimSuffix(a.baseURL, "/")
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
@@ -37,7 +37,7 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 		if !ok {
 			var err error
 			if tok, err = a.emailToken(ctx, tokenClick, emailID, len(targets)); err != nil {
-				return "", nil, err
+				return "", nil, false, err
 			}
 			tokens[target] = tok
 			targets = append(targets, target)
@@ -48,19 +48,14 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 	}
 	b.WriteString(body[last:])
 	out := b.String()
+	if !wantsPixel(out, base) {
+		return out, targets, false, nil
+	}
 	tok, err := a.emailToken(ctx, tokenOpen, emailID, 0)
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
-	// After the content, sized by attributes, with no style that hides it:
-	// filters score a hidden image (STY_INVIS_DIRECT) and an image with no
-	// alt text (HTML_IMAGE_ONLY) as spam, and a 1x1 transparent GIF is
-	// invisible anyway.
-	pixel := `<img src="` + base + `/t/o/` + tok + `" width="1" height="1" alt="">`
-	if i := lastIndexFold(out, "</body>"); i >= 0 {
-		return out[:i] + pixel + out[i:], targets, nil
-	}
-	return out + pixel, targets, nil
+	return addPixel(out, base+"/t/o/"+tok), targets, true, nil
 }
 
 // link is the byte range of an http(s) URL in an anchor's href.
@@ -204,6 +199,10 @@ func (a *App) engage(ctx context.Context, emailID, column, event string, link in
 			}
 			target = e.Links[link]
 			data["link"] = target
+		}
+		if !a.budget.allow(e.ProjectID, now) {
+			a.metrics.EngagementUnrecorded()
+			return nil // answered as usual, not recorded (engageBudget)
 		}
 		first, err := tx.MarkEmail(ctx, emailID, column, a.now())
 		if err != nil {

@@ -15,7 +15,13 @@ import (
 const ReasonWorkflow = "workflow"
 
 func (a *App) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
-	c, err := storage.ContactByID(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	var c storage.Contact
+	var err error
+	if r.contacts != nil {
+		c, err = r.contacts.contact(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	} else {
+		c, err = storage.ContactByID(ctx, tx, r.x.ProjectID, r.x.ContactID)
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return c, failStep("Contact %s was deleted", r.x.ContactID)
 	}
@@ -50,7 +56,12 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 	if changed || flipped {
 		now := a.now()
 		c.Data, c.UpdatedAt = encodeData(data), now
-		if err := tx.UpdateContact(ctx, c); err != nil {
+		if r.out != nil && r.contacts != nil { // a batch: its copy of the contact serves its later reads
+			if err := r.out.UpdateContactData(ctx, c, flipped); err != nil {
+				return nil, err
+			}
+			r.contacts.updated(c)
+		} else if err := tx.UpdateContactData(ctx, c, flipped); err != nil {
 			return nil, err
 		}
 		if flipped {
@@ -88,7 +99,7 @@ func (a *App) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c c
 // event.<key> of the execution's context. nil is "no value".
 func (a *App) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
 	if key, ok := strings.CutPrefix(field, "event."); ok {
-		return r.vars[key], nil
+		return r.context()[key], nil
 	}
 	f := strings.TrimPrefix(field, "contact.")
 	c, err := a.runContact(ctx, tx, r)

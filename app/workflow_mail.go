@@ -20,10 +20,23 @@ type preparedMail struct {
 }
 
 // prepareMails prepares the emails of the due executions that stand at a
-// SEND_EMAIL step.
-func (a *App) prepareMails(ctx context.Context, due []storage.Execution) (map[string]*preparedMail, error) {
+// SEND_EMAIL step; only those are read in full.
+func (a *App) prepareMails(ctx context.Context, refs []storage.DueRef) (map[string]*preparedMail, error) {
 	out := map[string]*preparedMail{}
+	var ids []string
+	for _, d := range refs {
+		if d.StepType == StepSendEmail {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
 	r := a.db.Reader()
+	due, err := storage.ExecutionsByIDs(ctx, r, ids)
+	if err != nil {
+		return nil, err
+	}
 	for _, x := range due {
 		if x.CurrentStep == nil || x.CurrentStep.Type != StepSendEmail {
 			continue // the last step execution started is not an email's

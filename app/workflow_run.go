@@ -34,8 +34,12 @@ type stepInput struct {
 type execRun struct {
 	w      storage.Workflow
 	x      *storage.Execution
-	vars   map[string]any    // the execution's context
+	vars   map[string]any    // the execution's context, decoded on first use (vars)
 	graphs map[string]*graph // the write's graphs by workflow: the engine never changes one
+	// In a batch of due executions: the batch's gathered writes and its
+	// contacts (nil: write and read through the transaction).
+	out      *storage.WorkflowWrites
+	contacts *batchContacts
 }
 
 // graph is the execution's workflow graph, loaded once per write.
@@ -50,22 +54,30 @@ func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*graph, error) {
 	return g, err
 }
 
+// context is the execution's context as a map: most steps never look at
+// it, so a wave of DELAYs does not decode it.
+func (r *execRun) context() map[string]any {
+	if r.vars == nil {
+		r.vars, _ = decodeData(r.x.Context)
+		if r.vars == nil {
+			r.vars = map[string]any{}
+		}
+	}
+	return r.vars
+}
+
 func (r *execRun) saveContext() {
-	b, _ := json.Marshal(r.vars)
+	b, _ := json.Marshal(r.context())
 	r.x.Context = b
 }
 
 // newRun starts moving an execution; graphs is shared by the executions
 // of one write (nil: a fresh one).
 func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*graph) *execRun {
-	vars, _ := decodeData(x.Context)
-	if vars == nil {
-		vars = map[string]any{}
-	}
 	if graphs == nil {
 		graphs = map[string]*graph{}
 	}
-	return &execRun{w: w, x: x, vars: vars, graphs: graphs}
+	return &execRun{w: w, x: x, graphs: graphs}
 }
 
 // newExecution creates a RUNNING execution at the workflow's TRIGGER step,
@@ -137,7 +149,7 @@ func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepIn
 func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
 	for range maxStepsPerWrite {
 		if stepID == "" {
-			return a.finishExecution(ctx, tx, r.w, r.x, storage.ExecCompleted, "")
+			return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecCompleted, "")
 		}
 		g, err := r.graph(ctx, tx)
 		if err != nil {
@@ -159,14 +171,14 @@ func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID st
 			}
 			return err
 		}
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return err
 		}
 		if r.x.Status != storage.ExecRunning && r.x.Status != storage.ExecWaiting {
 			return nil // EXIT ended it
 		}
 		if wait {
-			return tx.SaveExecution(ctx, *r.x)
+			return r.writer(tx).SaveExecution(ctx, *r.x)
 		}
 		stepID = next
 	}
@@ -220,10 +232,10 @@ func (a *App) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st stor
 		}
 		se.Output, _ = json.Marshal(map[string]any{"reason": reason})
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return "", false, err
 		}
-		return "", false, a.finishExecution(ctx, tx, r.w, r.x, storage.ExecExited, reason)
+		return "", false, a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecExited, reason)
 	case StepDelay:
 		var c delayConfig
 		_ = json.Unmarshal(st.Config, &c)
@@ -266,7 +278,7 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 			se.Output, _ = json.Marshal(output)
 		}
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return "", false, err
 		}
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, nil, ""
@@ -282,8 +294,9 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 	case StepWaitForEvent:
 		if ev := in.event; ev != nil {
 			data, _ := decodeData(ev.Data)
+			vars := r.context()
 			for k, v := range data {
-				r.vars[k] = v
+				vars[k] = v
 			}
 			r.saveContext()
 			return finish(map[string]any{"waitOutcome": "EVENT", "eventName": ev.Name, "eventId": ev.EventID,
@@ -349,37 +362,42 @@ func (a *App) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se 
 	if se != nil {
 		now := a.now()
 		se.Status, se.Error, se.CompletedAt = storage.StepFailed, &msg, &now
-		if err := tx.SaveStepExec(ctx, *se); err != nil {
+		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return err
 		}
 	}
-	return a.finishExecution(ctx, tx, r.w, r.x, storage.ExecFailed, msg)
+	return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecFailed, msg)
 }
 
 // finishExecution ends an execution in a final status and records it in
 // the activity feed.
-func (a *App) finishExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution, status, reason string) error {
+func (a *App) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
 	now := a.now()
 	x.Status, x.CompletedAt, x.DueAt, x.WaitEvent = status, &now, nil, ""
 	x.ExitReason = nil
 	if reason != "" {
 		x.ExitReason = &reason
 	}
-	if err := tx.SaveExecution(ctx, *x); err != nil {
+	if err := out.SaveExecution(ctx, *x); err != nil {
 		return err
 	}
-	return a.emitWorkflowEvent(ctx, tx, w, *x, "workflow."+strings.ToLower(status))
+	return a.emitWorkflowEvent(ctx, out, w, *x, "workflow."+strings.ToLower(status))
 }
 
 // emitWorkflowEvent records a workflow.* activity item on the contact. The
 // engine does not see these events: a workflow cannot start from another's
 // lifecycle, which keeps chains of workflows from looping.
-func (a *App) emitWorkflowEvent(ctx context.Context, tx *storage.Tx, w storage.Workflow, x storage.Execution, name string) error {
-	data, err := json.Marshal(map[string]string{"workflowId": w.ID, "workflowName": w.Name, "executionId": x.ID})
+func (a *App) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
+	// Its fields in key order, the bytes a map of them would encode to.
+	data, err := json.Marshal(struct {
+		ExecutionID  string `json:"executionId"`
+		WorkflowID   string `json:"workflowId"`
+		WorkflowName string `json:"workflowName"`
+	}{x.ID, w.ID, w.Name})
 	if err != nil {
 		return err
 	}
 	// A contact deleted meanwhile leaves the item without its contact.
-	return tx.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
+	return out.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
 		Name: name, Data: data, CreatedAt: a.now()})
 }

@@ -9,7 +9,9 @@
 #   3. DELAY_N (100,000) executions parked on DELAYs that end at one
 #      instant: steps per second once the clock moves, against single-row
 #      write transactions per second on the same database (target >= 100%),
-#      and the process's peak RSS (target < 250 MB).
+#      and the process's peak RSS (target < 250 MB). It also reports CPU
+#      per step and per baseline transaction; WAVE_CPUPROFILE=file writes
+#      a CPU profile of the wave alone.
 #   4. WAIT_N (10,000) executions in WAIT_FOR_EVENT, the awaited event
 #      tracked for each: p99 from the track to the step's completion
 #      (target < 1 s).

@@ -36,6 +36,7 @@ type Metrics struct {
 	writeBatches   prometheus.Counter
 	writeBatchSize prometheus.Histogram
 	eventsTracked  prometheus.Counter
+	unrecorded     prometheus.Counter
 	domains        *domainCounter
 }
 
@@ -74,13 +75,17 @@ func New(o Options) *Metrics {
 		eventsTracked: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "herald_events_tracked_total", Help: "Events recorded through the API (POST /v1/track, /events/track).",
 		}),
+		unrecorded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herald_engagements_unrecorded_total",
+			Help: "Opens and clicks answered but not recorded: over the project's HERALD_PUBLIC_PROJECT_RATE_LIMIT.",
+		}),
 		domains: newDomainCounter(o.TopDomains),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.deliveries, m.dkim, m.writeBatches, m.writeBatchSize, m.eventsTracked,
-		m.domains,
+		m.domains, m.unrecorded,
 	)
 	for _, o := range []string{Delivered, Deferred, Bounced, Failed} {
 		m.deliveries.WithLabelValues(o) // every outcome shows from the start, at 0
@@ -135,6 +140,13 @@ func (m *Metrics) WriteBatch(n int) {
 func (m *Metrics) EventTracked() {
 	if m != nil {
 		m.eventsTracked.Inc()
+	}
+}
+
+// EngagementUnrecorded counts an open or click answered but not recorded.
+func (m *Metrics) EngagementUnrecorded() {
+	if m != nil {
+		m.unrecorded.Inc()
 	}
 }
 

@@ -2,7 +2,9 @@ package smtpout
 
 import (
 	"context"
+	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,10 +63,43 @@ func TestDeadPooledConnectionIsReplaced(t *testing.T) {
 	s := e.sender(sk.port, nil)
 	wantDelivered(t, send(t, s, signedMessage("a@example.test"))[0], "mx1.example.test")
 	sk.dropAll()
-	time.Sleep(50 * time.Millisecond) // let the FIN arrive
+	waitIdleClosedByPeer(t, s) // the FIN has arrived: the session is dead in the pool
 	wantDelivered(t, send(t, s, signedMessage("b@example.test"))[0], "mx1.example.test")
 	if n := sk.accepts.Load(); n != 2 {
 		t.Fatalf("%d connections, want 2", n)
+	}
+}
+
+// waitIdleClosedByPeer waits until the one idle pooled session reads EOF:
+// its peer's close has reached this side. An idle SMTP session has no
+// bytes pending, so the probe reads nothing the client would miss.
+func waitIdleClosedByPeer(t *testing.T, s *Sender) {
+	t.Helper()
+	s.pool.mu.Lock()
+	var idle []*conn
+	for _, list := range s.pool.idle {
+		idle = append(idle, list...)
+	}
+	s.pool.mu.Unlock()
+	if len(idle) != 1 {
+		t.Fatalf("%d idle sessions, want 1", len(idle))
+	}
+	nc := idle[0].g.Conn
+	defer nc.SetReadDeadline(time.Time{})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		var b [1]byte
+		n, err := nc.Read(b[:])
+		if n > 0 {
+			t.Fatalf("an idle session had a byte pending: %q", b[:n])
+		}
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return // EOF or reset: the peer is gone
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the peer's close never reached the idle session")
+		}
 	}
 }
 
@@ -107,7 +142,13 @@ func TestDomainConcurrencyBound(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Both slots are taken (two messages in DATA, the others waiting).
+	for deadline := time.Now().Add(5 * time.Second); inData.Load() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages in DATA at once, want 2", inData.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	// A send that cannot get a slot in time gives up, temporarily.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -13,6 +13,8 @@ import (
 
 func queryAdhoc(ctx context.Context, q Querier, query string, args ...any) (*sql.Rows, error) {
 	switch v := q.(type) {
+	case scanQuerier:
+		return v.adhoc(ctx, query, args...)
 	case readQuerier:
 		return v.db.reader.QueryContext(ctx, query, args...)
 	case *Tx:
@@ -23,6 +25,8 @@ func queryAdhoc(ctx context.Context, q Querier, query string, args ...any) (*sql
 
 func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *sql.Row {
 	switch v := q.(type) {
+	case scanQuerier:
+		return v.adhocRow(ctx, query, args...)
 	case readQuerier:
 		return v.db.reader.QueryRowContext(ctx, query, args...)
 	case *Tx:
@@ -33,7 +37,11 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 
 // CountAudience counts the audience's contacts.
 func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
-	if query, args, ok := a.complementCountSQL(); ok {
+	query, args, ok := a.storedCountSQL()
+	if !ok {
+		query, args, ok = a.complementCountSQL()
+	}
+	if ok {
 		var n int
 		err := queryRowAdhoc(ctx, q, query, args...).Scan(&n)
 		return n, err
@@ -111,7 +119,9 @@ func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
 func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) ([]string, error) {
 	set, args := a.setSQL("", "", true)
 	query := `SELECT COUNT(*) FROM (` + set + `)`
-	if cq, cargs, ok := a.complementCountSQL(); ok {
+	if cq, cargs, ok := a.storedCountSQL(); ok {
+		query, args = cq, cargs
+	} else if cq, cargs, ok := a.complementCountSQL(); ok {
 		query, args = cq, cargs
 	}
 	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN `+query, args...)

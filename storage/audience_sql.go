@@ -1,9 +1,6 @@
 package storage
 
-import (
-	"strings"
-	"time"
-)
+import "strings"
 
 // The condition compiler. A tree becomes set algebra over contact ids:
 // each test is a SELECT of the ids it selects, read from an index in id
@@ -323,6 +320,9 @@ func (b *setBuilder) dataTest(t *Test) {
 	// order (migration 00013), which DISTINCT and the merges take as they
 	// come, rather than a value range that would have to be sorted.
 	from := "DISTINCT contact_id AS cid FROM contact_values INDEXED BY contact_values_by_contact"
+	if _, isDate := dateMillis(t.Value); isDate && t.Op != OpEquals {
+		from = "DISTINCT contact_id AS cid FROM contact_values INDEXED BY contact_values_dates"
+	}
 	if t.Op == OpEquals {
 		from = "contact_id AS cid FROM contact_values"
 	}
@@ -335,25 +335,12 @@ func (b *setBuilder) dataTest(t *Test) {
 	case t.Op == OpContains:
 		b.write(" AND typeof(value) = 'text' AND instr(lower(value), lower(", b.arg(t.Value), ")) > 0")
 	case isDate:
-		// Dates are texts starting YYYY-MM-DD; the range [0, :) holds the
-		// texts that start with a digit. GLOB also keeps out SQLite's own
-		// date words ('now'), and unixepoch is NULL for an invalid date.
-		// Before that parse, a comparison of texts keeps only the dates
-		// within a few days of the bound's side: whatever its time and
-		// offset, a date's instant is within a day or so of its
-		// YYYY-MM-DD, so three days of margin lose nothing and spare the
-		// parse of most rows.
-		lo, hi := "'0'", "':'"
-		day := time.UnixMilli(ms).UTC()
-		if t.Op == OpGreater || t.Op == OpGreaterEq {
-			if d := day.AddDate(0, 0, -3); d.Year() >= 0 && d.Year() <= 9999 {
-				lo = b.arg(d.Format(time.DateOnly))
-			}
-		} else if d := day.AddDate(0, 0, 3); d.Year() >= 0 && d.Year() <= 9999 {
-			hi = b.arg(d.Format(time.DateOnly))
-		}
-		b.write(" AND value >= ", lo, " AND value < ", hi, " AND value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'",
-			" AND CAST(round(unixepoch(value, 'subsec') * 1000) AS INTEGER) ", comparison(t.Op), " ", b.arg(ms))
+		// Dates are texts starting YYYY-MM-DD (GLOB also keeps out SQLite's
+		// own date words, 'now'), and unixepoch is NULL for an invalid date.
+		// This WHERE and this expression are, word for word, those of the
+		// index contact_values_dates (migration 00018), which holds each
+		// date's instant: the test reads it instead of parsing every date.
+		b.write(" AND ", dateGlob, " AND ", dateInstant, " ", comparison(t.Op), " ", b.arg(ms))
 	case t.Op == OpGreater || t.Op == OpGreaterEq:
 		// Numbers sort before every text and blob, so "< ''" keeps the
 		// range on numbers; a less-than range stays on them by itself.
@@ -363,6 +350,13 @@ func (b *setBuilder) dataTest(t *Test) {
 	}
 	b.bound("contact_id")
 }
+
+// The partial index contact_values_dates's WHERE and instant (migration
+// 00018); the date test must repeat them exactly for SQLite to use it.
+const (
+	dateGlob    = "value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'"
+	dateInstant = "CAST(round(unixepoch(value, 'subsec') * 1000) AS INTEGER)"
+)
 
 // dataScalar is a value as contact_values stores it: booleans as text.
 func dataScalar(v any) any {
@@ -422,15 +416,25 @@ func (a Audience) build(b *setBuilder) (string, []any) {
 // "all EXCEPT N" is count(all) − count(N), and counting the project's
 // contacts is a plain index count rather than a merge of a million ids.
 func (a Audience) complementCountSQL() (string, []any, bool) {
-	if a.SubscribedOnly || a.Match == nil || isUnion(a.Match) {
+	if a.Match != nil && isUnion(a.Match) {
 		return "", nil, false
 	}
-	pos, neg := preferSmallerSubscribed(flatten(a.Match, nil, nil))
+	var pos, neg []operand
+	if a.Match != nil {
+		pos, neg = preferSmallerSubscribed(flatten(a.Match, nil, nil))
+	}
+	if a.SubscribedOnly {
+		// A marketing audience is the same minus the unsubscribed: "every
+		// subscribed contact" is the stored count minus the partial index.
+		neg = append(neg, operand{unsubscribed: true})
+	}
 	if len(pos) > 0 || len(neg) == 0 {
 		return "", nil, false
 	}
 	b := &setBuilder{projectID: a.ProjectID}
-	b.write("SELECT (SELECT COUNT(*) FROM contacts WHERE project_id = ", b.arg(a.ProjectID), ") - (SELECT COUNT(*) FROM (")
+	b.write("SELECT ")
+	b.storedCount(countContacts, "", "") // the project's contacts, stored (audience_counts.go)
+	b.write(" - (SELECT COUNT(*) FROM (")
 	for i, n := range neg {
 		if i > 0 {
 			b.write(" UNION ")

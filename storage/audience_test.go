@@ -60,17 +60,23 @@ func TestAudienceCountPlans(t *testing.T) {
 		match *Match
 		want  []string
 	}{
-		{"event filter", one(purchase), []string{"USING COVERING INDEX events_by_name_contact (project_id=? AND name=?"}},
+		// one counted test, or its negation, reads its stored count (00018)
+		{"event filter", one(purchase), []string{"SEARCH audience_counts USING PRIMARY KEY (project_id=? AND kind=? AND key=? AND value=?)"}},
 		{"event window", one(recent), []string{"USING COVERING INDEX events_by_name_contact (project_id=? AND name=?"}},
-		{"data filter", one(pro), []string{"contact_values USING PRIMARY KEY (project_id=? AND key=? AND value=?)"}},
+		{"data filter", one(pro), []string{"SEARCH audience_counts USING PRIMARY KEY (project_id=? AND kind=? AND key=? AND value=?)"}},
 		{"data and event", one(pro, purchase), []string{"MERGE (INTERSECT)", "events_by_name_contact", "contact_values USING PRIMARY KEY"}},
 		{"not triggered", one(Test{Not: true, Source: SourceEvent, Key: "purchase", Op: OpExists}),
-			// counted as all contacts minus those who triggered it
-			[]string{"SEARCH contacts USING COVERING INDEX contacts_by_created (project_id=?)", "events_by_name_contact"}},
+			[]string{"SEARCH audience_counts USING PRIMARY KEY (project_id=? AND kind=? AND key=? AND value=?)"}},
+		{"not triggered nor data", one(Test{Not: true, Source: SourceEvent, Key: "purchase", Op: OpExists}, Test{Not: true,
+			Source: SourceData, Key: "plan", Op: OpEquals, Value: "pro"}),
+			// the stored count of contacts minus the union of what it subtracts
+			[]string{"SEARCH audience_counts USING PRIMARY KEY (project_id=? AND kind=? AND key=? AND value=?)", "MERGE (UNION)", "events_by_name_contact", "contact_values USING PRIMARY KEY"}},
 		{"not triggered and data", one(Test{Not: true, Source: SourceEvent, Key: "purchase", Op: OpExists}, pro),
 			[]string{"MERGE (EXCEPT)", "contact_values USING PRIMARY KEY", "events_by_name_contact"}},
 		{"data range", one(Test{Source: SourceData, Key: "age", Op: OpGreater, Value: int64(40)}),
 			[]string{"contact_values USING COVERING INDEX contact_values_by_contact (project_id=? AND key=?)"}},
+		{"data within", one(Test{Source: SourceData, Key: "signup", Op: OpGreaterEq, Value: since}),
+			[]string{"contact_values USING COVERING INDEX contact_values_dates (project_id=? AND key=?)"}},
 		{"subscribed and data", one(Test{Source: SourceContact, Column: ColumnSubscribed, Op: OpEquals, Value: true}, pro),
 			[]string{"MERGE (EXCEPT)", "contacts USING COVERING INDEX contacts_unsubscribed (project_id=?)"}},
 		{"nested groups", &Match{Groups: []MatchGroup{{Tests: []Test{pro}, Nested: &Match{Any: true, Groups: []MatchGroup{

@@ -30,6 +30,7 @@ type DB struct {
 	path   string
 	writer *sql.DB // exactly one connection, owned by the writer goroutine
 	reader *sql.DB // a small pool of read-only connections
+	scan   *sql.DB // read-only connections reading through a memory map (scan.go)
 
 	readStmts sync.Map // query text -> *sql.Stmt on the reader pool
 
@@ -143,7 +144,13 @@ func openUnstarted(path string, opts Options) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	return &DB{path: path, writer: writer, reader: reader}, nil
+	scan, err := openScan(path)
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, err
+	}
+	return &DB{path: path, writer: writer, reader: reader, scan: scan}, nil
 }
 
 // dsn sets the pragmas on every connection the driver opens. WAL lets
@@ -188,7 +195,7 @@ func (db *DB) closeConns() error {
 		v.(*sql.Stmt).Close()
 		return true
 	})
-	return errors.Join(db.reader.Close(), db.writer.Close())
+	return errors.Join(db.scan.Close(), db.reader.Close(), db.writer.Close())
 }
 
 // Reader returns the read pool for queries outside a write.

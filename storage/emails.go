@@ -34,6 +34,7 @@ type Email struct {
 	Status       string     `json:"status"`
 	Raw          []byte     `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
 	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
+	OpenTracked  bool       `json:"-"` // it carries the open pixel; told in email.sent's data, not stored
 	Attempts     int        `json:"attempts"`
 	LastCode     int        `json:"lastCode,omitempty"`
 	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`

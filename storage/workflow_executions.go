@@ -197,14 +197,6 @@ func ActiveExecutions(ctx context.Context, q Querier, workflowID string, limit i
 	return collect(rows, err, scanExecution)
 }
 
-// DueExecutions lists up to limit executions the engine must look at by
-// now, earliest first.
-func DueExecutions(ctx context.Context, q Querier, now time.Time, limit int) ([]Execution, error) {
-	rows, err := q.Query(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
-		WHERE e.due_at IS NOT NULL AND e.due_at <= ? ORDER BY e.due_at LIMIT ?`, Millis(now), limit)
-	return collect(rows, err, scanExecution)
-}
-
 // NextDueExecution is when the earliest execution falls due.
 func NextDueExecution(ctx context.Context, q Querier) (time.Time, bool, error) {
 	var next sql.NullInt64

@@ -149,9 +149,15 @@ func TestScheduledCampaignSendsWhenDue(t *testing.T) {
 	at := webtest.Start.Add(2 * time.Hour)
 	r := e.Secret("POST", "/campaigns/"+c.ID+"/send", map[string]any{"scheduledFor": at.Format(time.RFC3339)})
 	expectStatus(t, r, 200)
-	time.Sleep(50 * time.Millisecond)
-	if got := getCampaign(t, e, c.ID); got.Status != "SCHEDULED" || len(e.Sink.Messages()) != 0 {
-		t.Fatalf("before time: %+v", got)
+	// Before its time no worker can have claimed the send: its job is due
+	// at the time and was never attempted, and no email exists yet.
+	if attempts, runAt := scheduledJob(t, e, c.ID); attempts != 0 || !runAt.Equal(at) {
+		t.Fatalf("send job: %d attempts, due %v, want 0 and %v", attempts, runAt, at)
+	}
+	var emails int
+	_ = e.DB.Reader().QueryRow(context.Background(), `SELECT count(*) FROM emails WHERE campaign_id = ?`, c.ID).Scan(&emails)
+	if got := getCampaign(t, e, c.ID); got.Status != "SCHEDULED" || emails != 0 || len(e.Sink.Messages()) != 0 {
+		t.Fatalf("before time: %+v, %d emails", got, emails)
 	}
 	var up []map[string]any
 	e.Secret("GET", "/activity/upcoming", nil).Decode(t, &up)
@@ -182,7 +188,7 @@ func TestCancelMidSendStopsDeliveries(t *testing.T) {
 		t.Fatalf("cancel: %+v", cancelled)
 	}
 	e.AdvanceToRetry(app.JobDeliver)
-	time.Sleep(200 * time.Millisecond)
+	drainDeliveries(t, e) // every retry has run: none is left to deliver
 	if n := len(e.Sink.Messages()); n != 0 {
 		t.Fatalf("%d delivered after cancel", n)
 	}

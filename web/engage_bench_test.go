@@ -31,7 +31,7 @@ func engageLinks(b *testing.B, clock *serverClock) (*webtest.Env, []string, []st
 	verifiedDomain(b, e, "herald.test")
 	e.RouteMail("example.net")
 	for i := range engageEmails {
-		if r := e.Secret("POST", "/v1/send", sendBody(i, `<p>Hi, read <a href="https://example.com/post?a=1">this</a>.</p>`)); r.Status != 200 {
+		if r := e.Secret("POST", "/v1/send", sendBody(i, `<p>Hi, read <a href="https://example.com/post?a=1">this</a>.</p>`+articleHTML)); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
 		}
 	}

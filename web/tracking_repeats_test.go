@@ -16,7 +16,7 @@ func TestRepeatedOpensAndClicksRecordedOncePerMinute(t *testing.T) {
 	verifiedDomain(t, e, "herald.test")
 	e.RouteMail("example.net")
 	sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "news@herald.test", "subject": "Hi",
-		"body": `<p><a href="https://example.com/a">a</a> <a href="https://example.com/b">b</a></p>`})
+		"body": `<p><a href="https://example.com/a">a</a> <a href="https://example.com/b">b</a></p>` + articleHTML})
 	got := e.Sink.Wait(1, 10*time.Second)
 	if len(got) != 1 {
 		t.Fatal("nothing delivered")

@@ -21,7 +21,7 @@ func sendMarketing(t *testing.T, e *webtest.Env) (emailID string, raw []byte) {
 	e.RouteMail("example.net")
 	r := e.Secret("POST", "/templates", map[string]any{"name": "News", "subject": "News for {{email}}",
 		"body": `<p>Hi {{first ?? "friend"}}, read <a href="https://example.com/post?a=1&amp;b=2">this</a>.</p>
-<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>`,
+<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>` + articleHTML,
 		"from": "news@herald.test", "type": "MARKETING"})
 	if r.Status != 201 && r.Status != 200 {
 		t.Fatalf("template: %d %s", r.Status, r.Body)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -130,7 +131,8 @@ func trackDirect(b *testing.B, e *webtest.Env, n int, name string, email func(in
 // that ends at one instant, moves the clock past it and times until every
 // one has run its next step, UPDATE_CONTACT: steps/s (two per execution,
 // the DELAY's end and the update) against single-row write transactions
-// per second on the same database, and the peak RSS.
+// per second on the same database, and the peak RSS; and the process's CPU
+// time per step and per baseline transaction.
 func BenchmarkWorkflowDelayWave(b *testing.B) {
 	n := benchN("DELAY_N", 100000)
 	for range b.N {
@@ -142,7 +144,7 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 		waitSettled(b, e, w.ID, n, "RUNNING")
 		// Baseline: single-row write transactions, one after the other.
 		const rows = 2000
-		t0 := time.Now()
+		cpu0, t0 := processCPU(), time.Now()
 		for i := range rows {
 			if err := e.DB.Write(context.Background(), func(tx *storage.Tx) error {
 				_, err := tx.Exec(context.Background(), `INSERT INTO settings (key, value) VALUES (?, 'x')
@@ -153,17 +155,44 @@ func BenchmarkWorkflowDelayWave(b *testing.B) {
 			}
 		}
 		txRate := rows / time.Since(t0).Seconds()
-		start := time.Now()
+		txCPU := float64(processCPU()-cpu0) / rows / 1e3
+		stopProfile := waveProfile(b)
+		cpu1, start := processCPU(), time.Now()
 		e.Clock.Advance(time.Hour)
 		waitSettled(b, e, w.ID, n, "RUNNING", "WAITING")
+		stopProfile()
 		steps := float64(2*n) / time.Since(start).Seconds()
+		stepCPU := float64(processCPU()-cpu1) / float64(2*n) / 1e3
 		if c := benchCount(b, e, `SELECT COUNT(*) FROM workflow_executions WHERE workflow_id = ? AND status = 'COMPLETED'`, w.ID); c != n {
 			b.Fatalf("%d executions completed, want %d", c, n)
 		}
 		b.ReportMetric(steps, "steps/s")
 		b.ReportMetric(txRate, "tx/s")
 		b.ReportMetric(100*steps/txRate, "steps-%-of-tx")
+		// CPU per unit moves less than rates on a shared machine.
+		b.ReportMetric(stepCPU, "cpu-µs/step")
+		b.ReportMetric(txCPU, "cpu-µs/tx")
 		b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	}
+}
+
+// waveProfile writes a CPU profile of the wave alone (not of the setup that
+// parks the executions) to the file named by WAVE_CPUPROFILE, if set.
+func waveProfile(b *testing.B) func() {
+	path := os.Getenv("WAVE_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

@@ -105,7 +105,7 @@ func TestWorkflowNotFromItsOwnEmails(t *testing.T) {
 	sendOK(t, e, map[string]any{"to": "ada@example.net", "template": tplID})
 	waitExecutions(t, e, w.ID, "COMPLETED", 1)
 	waitExecutions(t, e, other.ID, "COMPLETED", 2) // the send's and the workflow's email
-	time.Sleep(100 * time.Millisecond)
+	waitEngineIdle(t, e)                           // its email.sent is taken: had it enrolled, the execution would exist
 	var p page[executionJSON]
 	e.Secret("GET", "/workflows/"+w.ID+"/executions", nil).Decode(t, &p)
 	if p.Total != 1 {

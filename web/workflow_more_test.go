@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 
@@ -92,7 +91,7 @@ func TestWorkflowManualTriggerAndUnverifiedSender(t *testing.T) {
 		t.Fatalf("unverified sender: %+v", xs[0])
 	}
 	trackEvent(t, e, "u@example.com", "x", nil) // a MANUAL workflow does not enrol
-	time.Sleep(50 * time.Millisecond)
+	waitEngineIdle(t, e)
 	var p page[executionJSON]
 	e.Secret("GET", "/workflows/"+w.ID+"/executions", nil).Decode(t, &p)
 	if p.Total != 1 {

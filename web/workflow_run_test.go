@@ -101,7 +101,7 @@ func TestWorkflowRunsFromTrackedEvent(t *testing.T) {
 		t.Errorf("exit %+v", xs[0])
 	}
 	trackEvent(t, e, "free@example.com", "signup", nil)
-	time.Sleep(50 * time.Millisecond) // nothing may happen: give the engine a chance to misbehave
+	waitEngineIdle(t, e) // the event is taken: whatever it enrolled exists
 	var all page[executionJSON]
 	e.Secret("GET", "/workflows/"+w.ID+"/executions", nil).Decode(t, &all)
 	if all.Total != 2 {

@@ -23,7 +23,8 @@ func writeAttachment(b *bytes.Buffer, a *Attachment) {
 	// still read only this one, and many of them know no RFC 2231: a name
 	// that is not ASCII goes there as encoded-words, as common mailers
 	// send it; Content-Disposition carries the RFC 2231 form.
-	if plainASCII(a.Filename) && !strings.ContainsRune(a.Filename, '\t') {
+	// So is a name too long for one line: the quoted form cannot fold.
+	if quotedFits("name", a.Filename) {
 		fileParam(&h, "name", a.Filename)
 	} else {
 		encodedParam(&h, "name", a.Filename)
@@ -62,9 +63,9 @@ func attachmentType(ct string) (string, map[string]string) {
 }
 
 // param writes one "key=value" parameter followed by sep, as a token
-// when it can be one.
+// when it can be one and fits a line.
 func param(h *headerLine, key, value, sep string) {
-	if isToken(value) {
+	if isToken(value) && 1+len(key)+1+len(value)+len(sep) <= foldAt {
 		h.word(key + "=" + value + sep)
 		return
 	}
@@ -74,10 +75,12 @@ func param(h *headerLine, key, value, sep string) {
 }
 
 // fileParam writes a parameter as a quoted-string, as mailers
-// conventionally send filenames, when it is printable ASCII, and in RFC 2231
-// form (charset, percent encoding, continuations) otherwise.
+// conventionally send filenames, when it is printable ASCII and fits a
+// line, and in RFC 2231 form (charset, percent encoding, continuations)
+// otherwise: a quoted-string cannot be folded, so a long one would pass 78
+// characters.
 func fileParam(h *headerLine, key, value string) {
-	if plainASCII(value) && !strings.ContainsRune(value, '\t') {
+	if quotedFits(key, value) {
 		h.word(key + `="` + quote(value) + `"`)
 		return
 	}
@@ -116,6 +119,14 @@ func extendedParam(h *headerLine, key, value, sep string) {
 		}
 		h.word(seg.String())
 	}
+}
+
+// quotedFits reports whether key="value" can be sent quoted: printable
+// ASCII without tabs, and short enough for a folded line of its own, with
+// room for a separator.
+func quotedFits(key, value string) bool {
+	return plainASCII(value) && !strings.ContainsRune(value, '\t') &&
+		1+len(key)+len(`="`)+len(quote(value))+len(`";`) <= foldAt
 }
 
 func percentLen(s string) int {

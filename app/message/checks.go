@@ -20,13 +20,19 @@ func ParseDisposition(s string) (inline, ok bool) {
 
 // validContentType accepts "type/subtype" with optional parameters.
 func validContentType(ct string) bool {
-	if strings.ContainsAny(ct, "\r\n") {
+	// Bounded so that no token of it (a parameter name, say) can carry its
+	// header line past 998 characters; RFC 6838 caps type and subtype at
+	// 127 each.
+	if len(ct) > maxContentTypeLength || strings.ContainsAny(ct, "\r\n") {
 		return false
 	}
 	mediaType, _, err := mime.ParseMediaType(ct)
-	return err == nil && strings.Count(mediaType, "/") == 1 &&
-		!strings.HasPrefix(mediaType, "/") && !strings.HasSuffix(mediaType, "/")
+	typ, sub, _ := strings.Cut(mediaType, "/")
+	return err == nil && strings.Count(mediaType, "/") == 1 && typ != "" && sub != "" && len(typ) <= 127 && len(sub) <= 127
 }
+
+// maxContentTypeLength bounds an attachment's content type.
+const maxContentTypeLength = 255
 
 // validContentID accepts RFC 5322 atext plus "." and "@": what msg-id
 // syntax allows inside the brackets, and what HTML can put after "cid:"

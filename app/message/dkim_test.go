@@ -44,7 +44,11 @@ func TestDKIMRoundTrip(t *testing.T) {
 		{Filename: "Résumé.pdf", ContentType: "application/pdf", Content: randomBytes(t, 3000)},
 		{Filename: "logo.png", ContentType: "image/png", ContentID: "logo", Inline: true, Content: randomBytes(t, 500)},
 	}
-	for name, m := range map[string]Message{"simple": baseMessage(), "full": full} {
+	// Folded off the name's line, and in RFC 2231 continuations.
+	folded := baseMessage()
+	folded.ListUnsubscribe = "https://mail.example.com/" + strings.Repeat("u", 45)
+	folded.Attachments = []Attachment{{Filename: strings.Repeat("monthly statement ", 8) + ".pdf", ContentType: "application/pdf", Content: randomBytes(t, 300)}}
+	for name, m := range map[string]Message{"simple": baseMessage(), "full": full, "folded": folded} {
 		raw := mustBuild(t, m)
 		for _, can := range []dkim.Canonicalization{dkim.CanonicalizationSimple, dkim.CanonicalizationRelaxed} {
 			var signed bytes.Buffer

@@ -29,11 +29,15 @@ func beginHeader(b *bytes.Buffer, name string) headerLine {
 	return headerLine{b: b, col: len(name) + 1, start: len(name) + 1}
 }
 
-// word writes a space and w, folding first when w would not fit. The first
-// word stays on the name's line, and empty words never fold, so no line is
-// left holding only whitespace.
+// word writes a space and w, folding first when w would not fit. Empty
+// words never fold, so no line is left holding only whitespace. The first
+// word folds off the name's line only when that makes it fit (a URL or
+// message id of 60-odd characters after a long field name); a token too
+// long for any line stays on the name's line, where it passes 78 the
+// least.
 func (h *headerLine) word(w string) {
-	if h.col > h.start && len(w) > 0 && h.col+1+len(w) > foldAt {
+	fold := h.col > h.start || 1+len(w) <= foldAt
+	if fold && len(w) > 0 && h.col+1+len(w) > foldAt {
 		h.b.WriteString("\r\n")
 		h.col = 0
 	}

@@ -150,7 +150,7 @@ func checkAttachment(i int, a *Attachment) []Problem {
 	}
 	if !validContentType(a.ContentType) {
 		out = append(out, Problem{field("contentType"), "invalid_string",
-			"Content type must be a MIME type such as application/pdf", a.ContentType})
+			"Content type must be a MIME type such as application/pdf, at most 255 characters", a.ContentType})
 	}
 	switch {
 	case a.ContentID == "" && a.Inline:

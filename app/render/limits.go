@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"time"
 )
 
@@ -34,7 +35,6 @@ var (
 	errOutput     = &LimitError{"output", "the template renders more than 1 MiB of output (the limit per render)"}
 	errValue      = &LimitError{"value", "the template makes a value larger than 1 MiB (the limit for any value)"}
 	errIterations = &LimitError{"iterations", "the template's loops run more than 100,000 iterations in all (the limit per render)"}
-	errTime       = &LimitError{"time", "the template takes more than 1 s to render (the limit per render)"}
 	errAssigned   = &LimitError{"assigned", "the template's assigned values add up to more than 8 MiB (the limit per render)"}
 )
 
@@ -45,6 +45,7 @@ var (
 type budget struct {
 	ctx        context.Context
 	deadline   time.Time
+	work       time.Duration // the time bound, for its error
 	output     int
 	iterations int
 	assigned   map[string]int // size of each assigned variable now
@@ -57,7 +58,17 @@ type budget struct {
 const budgetKey = "\x00budget"
 
 func newBudget(ctx context.Context) *budget {
-	return &budget{ctx: ctx, deadline: time.Now().Add(MaxWork)}
+	return newBudgetWithin(ctx, MaxWork)
+}
+
+// newBudgetWithin is a budget whose render may take work of wall-clock time.
+func newBudgetWithin(ctx context.Context, work time.Duration) *budget {
+	return &budget{ctx: ctx, deadline: time.Now().Add(work), work: work}
+}
+
+// timeError names the time bound a render crossed.
+func timeError(work time.Duration) *LimitError {
+	return &LimitError{"time", "the template takes more than " + strconv.FormatFloat(work.Seconds(), 'g', -1, 64) + " s to render (the limit per render)"}
 }
 
 // fail records the first error and returns it.
@@ -83,7 +94,7 @@ func (b *budget) step() error {
 		return b.fail(err)
 	}
 	if time.Now().After(b.deadline) {
-		return b.fail(errTime)
+		return b.fail(timeError(b.work))
 	}
 	return nil
 }

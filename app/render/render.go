@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/osteele/liquid/parser"
 	lrender "github.com/osteele/liquid/render"
@@ -42,6 +43,7 @@ type Renderer struct {
 	filters map[string]any
 	slots   chan *slot // render configurations free to lend (filters.go)
 	cache   *parseCache
+	work    time.Duration // wall-clock bound of one render
 }
 
 // Cache bounds: how many parsed templates are kept, and how much source
@@ -53,8 +55,17 @@ const (
 	keptSlots    = 64
 )
 
-// NewRenderer returns a renderer with an empty cache.
-func NewRenderer() *Renderer {
+// NewRenderer returns a renderer with an empty cache and the bounds of
+// limits.go.
+func NewRenderer() *Renderer { return NewRendererWithin(MaxWork) }
+
+// NewRendererWithin is NewRenderer with another wall-clock bound per render
+// (MaxWork when work is 0). Tests on a loaded machine use it so that the
+// bound they test, not the clock, is the first one a render crosses.
+func NewRendererWithin(work time.Duration) *Renderer {
+	if work <= 0 {
+		work = MaxWork
+	}
 	cfg := lrender.NewConfig()
 	tags.AddStandardTags(cfg)
 	addTags(&cfg)
@@ -64,7 +75,7 @@ func NewRenderer() *Renderer {
 		return nil, errors.New(`the "include" tag is not supported`)
 	})
 	return &Renderer{base: cfg, filters: filterSet(), slots: make(chan *slot, keptSlots),
-		cache: newParseCache(cacheEntries, cacheBytes)}
+		cache: newParseCache(cacheEntries, cacheBytes), work: work}
 }
 
 // Check parses tpl and reports a *SyntaxError if it is not a valid
@@ -80,7 +91,7 @@ func (r *Renderer) Check(ctx context.Context, tpl string, mode Mode) error {
 	// with no variables finds misspelt filters outside untaken branches,
 	// and templates that are too big whatever the data. Other render
 	// errors may depend on the data and are not the template's fault.
-	_, err = r.renderLiquid(t, nil, 0, newBudget(ctx))
+	_, err = r.renderLiquid(t, nil, 0, newBudgetWithin(ctx, r.work))
 	var syntax *SyntaxError
 	var crash *PanicError
 	if _, ok := asLimit(err); ok || errors.As(err, &syntax) || errors.As(err, &crash) || ctx.Err() != nil {
@@ -114,7 +125,7 @@ func (r *Renderer) Render(ctx context.Context, tpl string, vars map[string]any, 
 		}
 	}
 	if t.plan == nil {
-		if out, err = r.renderLiquid(t, vars, hint, newBudget(ctx)); err != nil {
+		if out, err = r.renderLiquid(t, vars, hint, newBudgetWithin(ctx, r.work)); err != nil {
 			return "", err
 		}
 	}

@@ -84,6 +84,10 @@ type Options struct {
 	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
 	// test's DNS server.
 	Webhooks app.WebhookOptions
+	// PublicProjectRateLimit is app.Options'; 0: no limit.
+	PublicProjectRateLimit int
+	// RenderWork is app.Options'; 0: the production bound.
+	RenderWork time.Duration
 	// Wrap, when set, wraps the server's handler (benchmarks time the
 	// requests inside the server with it).
 	Wrap func(http.Handler) http.Handler
@@ -131,7 +135,7 @@ func New(t testing.TB, o Options) *Env {
 	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
 		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
 		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts,
-		Webhooks: webhooks(o.Webhooks, dns)})
+		Webhooks: webhooks(o.Webhooks, dns), PublicProjectRateLimit: o.PublicProjectRateLimit, RenderWork: o.RenderWork})
 	if o.Metrics != nil {
 		o.Metrics.Watch(e.App.MetricsSource())
 	}
