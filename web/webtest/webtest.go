@@ -88,6 +88,9 @@ type Options struct {
 	PublicProjectRateLimit int
 	// RenderWork is app.Options'; 0: the production bound.
 	RenderWork time.Duration
+	// Wrap, when set, wraps the server's handler (benchmarks time the
+	// requests inside the server with it).
+	Wrap func(http.Handler) http.Handler
 }
 
 // FastPasswords are argon2id parameters for tests: same code path, a
@@ -136,10 +139,14 @@ func New(t testing.TB, o Options) *Env {
 	if o.Metrics != nil {
 		o.Metrics.Watch(e.App.MetricsSource())
 	}
-	e.Server = httptest.NewServer(web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
+	var handler http.Handler = web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
 		PublicRateLimit: o.PublicRateLimit, FailedKeyLimit: o.FailedKeyLimit, Warnings: o.Warnings,
-		Metrics: o.Metrics, MetricsToken: o.MetricsToken}))
+		Metrics: o.Metrics, MetricsToken: o.MetricsToken})
+	if o.Wrap != nil {
+		handler = o.Wrap(handler)
+	}
+	e.Server = httptest.NewServer(handler)
 	e.runCtx = ctx
 	if o.NoWorkers {
 		close(e.done)
