@@ -63,15 +63,7 @@ func scanEngineExecution(s scanner) (Execution, error) {
 	if cur.Valid {
 		x.CurrentStepID = &cur.String
 	}
-	x.Context = json.RawMessage(ctxJSON)
-	if exit.Valid {
-		x.ExitReason = &exit.String
-	}
-	if source.Valid {
-		x.SourceEventID = &source.String
-	}
-	x.DueAt, x.CompletedAt = optTime(due), optTime(completed)
-	x.StartedAt, x.CreatedAt = FromMillis(started), FromMillis(created)
+	x.setScanned(ctxJSON, exit, source, due, completed, started, created)
 	if seID.Valid {
 		ref := StepRef{ID: seStep.String, Name: seName.String, Type: seType.String}
 		last := StepExecution{ID: seID.String, ExecutionID: x.ID, StepID: ref.ID, Step: ref, Status: seStatus.String,

@@ -105,15 +105,7 @@ func scanExecution(s scanner) (Execution, error) {
 			x.LastStep = &last
 		}
 	}
-	x.Context = json.RawMessage(ctxJSON)
-	if exit.Valid {
-		x.ExitReason = &exit.String
-	}
-	if source.Valid {
-		x.SourceEventID = &source.String
-	}
-	x.DueAt, x.CompletedAt = optTime(due), optTime(completed)
-	x.StartedAt, x.CreatedAt = FromMillis(started), FromMillis(created)
+	x.setScanned(ctxJSON, exit, source, due, completed, started, created)
 	return x, nil
 }
 
@@ -239,4 +231,18 @@ func UpcomingExecutions(ctx context.Context, q Querier, projectID string, limit 
 		u.DueAt = FromMillis(due)
 		return u, err
 	})
+}
+
+// setScanned fills an execution's columns that both its scans (the API's
+// and the engine's) read the same way.
+func (x *Execution) setScanned(ctxJSON string, exit, source sql.NullString, due, completed sql.NullInt64, started, created int64) {
+	x.Context = json.RawMessage(ctxJSON)
+	if exit.Valid {
+		x.ExitReason = &exit.String
+	}
+	if source.Valid {
+		x.SourceEventID = &source.String
+	}
+	x.DueAt, x.CompletedAt = optTime(due), optTime(completed)
+	x.StartedAt, x.CreatedAt = FromMillis(started), FromMillis(created)
 }
