@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heraldmail/herald/web/webtest"
 )
 
 // benchProbe looks inside a sending benchmark's measured phase, when an
@@ -18,19 +20,23 @@ import (
 //     contacts seeded, the database closed);
 //   - HERALD_BENCH_IO=1: the write system calls per message (/proc/self/io),
 //     two per WAL frame, one per page the checkpoint copies, and the
-//     network writes of SMTP and HTTP;
+//     network writes of SMTP and HTTP, and the write transactions
+//     committed per message with the writes each held;
 //   - HERALD_BENCH_MEMWATCH=1: every second, the resident memory next to the
 //     Go runtime's on stderr (the rest is the binary and SQLite's page
 //     caches), and with HERALD_BENCH_MEMWATCH_HEAP=file a heap profile after
 //     20 seconds.
 type benchProbe struct {
+	env       *webtest.Env
 	writes0   int64
+	commits0  int64
+	dbWrites0 int64
 	profiling bool
 	done      chan struct{}
 }
 
-func startProbe() *benchProbe {
-	p := &benchProbe{writes0: writeSyscalls()}
+func startProbe(e *webtest.Env) *benchProbe {
+	p := &benchProbe{env: e, writes0: writeSyscalls(), commits0: e.Commits.Load(), dbWrites0: e.Writes.Load()}
 	if path := os.Getenv("HERALD_BENCH_PHASE_PROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.profiling = true
@@ -53,6 +59,9 @@ func (p *benchProbe) stop(b *testing.B, n int) {
 	}
 	if os.Getenv("HERALD_BENCH_IO") != "" {
 		b.Logf("write system calls per message: %.1f", float64(writeSyscalls()-p.writes0)/float64(n))
+		commits, writes := p.env.Commits.Load()-p.commits0, p.env.Writes.Load()-p.dbWrites0
+		b.Logf("write transactions per message: %.2f, %.2f writes each", float64(commits)/float64(n),
+			float64(writes)/float64(max(commits, 1)))
 	}
 }
 

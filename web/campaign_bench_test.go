@@ -36,7 +36,7 @@ func BenchmarkCampaignFanout(b *testing.B) {
 		id := r.JSON()["data"].(map[string]any)["id"].(string)
 		b.StartTimer()
 		start, cpu0 := time.Now(), processCPU()
-		probe := startProbe()
+		probe := startProbe(e)
 		if r := e.Secret("POST", "/campaigns/"+id+"/send", nil); r.Status != 200 {
 			b.Fatalf("send: %d %s", r.Status, r.Body)
 		}

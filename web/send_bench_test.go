@@ -73,7 +73,7 @@ func BenchmarkDeliveryQueued(b *testing.B) {
 	}
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
-	probe := startProbe()
+	probe := startProbe(e)
 	e.StartWorkers()
 	if got := e.Sink.WaitCount(b.N, 5*time.Minute); got != b.N {
 		b.Fatalf("delivered %d of %d", got, b.N)
@@ -92,7 +92,7 @@ func BenchmarkRawSMTPClient(b *testing.B) {
 	const conns = 3
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
-	probe := startProbe()
+	probe := startProbe(e)
 	var wg sync.WaitGroup
 	for c := 0; c < conns; c++ {
 		wg.Add(1)
@@ -127,7 +127,7 @@ func BenchmarkSendEndToEnd(b *testing.B) {
 	client := benchClient()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
-	probe := startProbe()
+	probe := startProbe(e)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for c := 0; c < 16; c++ {
@@ -164,7 +164,7 @@ func BenchmarkMsgauthSignAllCores(b *testing.B) {
 		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed}
 	b.ResetTimer()
 	start, cpu0 := time.Now(), processCPU()
-	probe := startProbe()
+	probe := startProbe(e)
 	b.RunParallel(func(pb *testing.PB) {
 		var out bytes.Buffer
 		for pb.Next() {

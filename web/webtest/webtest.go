@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,17 +33,20 @@ import (
 
 // Env is one running Herald.
 type Env struct {
-	T       testing.TB
-	DB      *storage.DB
-	App     *app.App
-	Clock   *queue.FakeClock
-	DNS     *dnstest.Server
-	Sink    *smtptest.Sink // the mail server every test domain's MX points at
-	Server  *httptest.Server
-	Project app.Project
-	cancel  context.CancelFunc
-	done    chan struct{}
-	runCtx  context.Context
+	T     testing.TB
+	DB    *storage.DB
+	App   *app.App
+	Clock *queue.FakeClock
+	DNS   *dnstest.Server
+	Sink  *smtptest.Sink // the mail server every test domain's MX points at
+	// Commits and Writes count the write transactions committed and the
+	// writes they held (the benchmarks' probes report them per message).
+	Commits, Writes atomic.Int64
+	Server          *httptest.Server
+	Project         app.Project
+	cancel          context.CancelFunc
+	done            chan struct{}
+	runCtx          context.Context
 }
 
 // StartWorkers runs the job dispatcher of an Env made with NoWorkers.
@@ -104,16 +108,18 @@ var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var dbOpts storage.Options
-	if o.Metrics != nil {
-		dbOpts.OnBatch = o.Metrics.WriteBatch
-	}
+	e := &Env{T: t, Clock: queue.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
+		cancel: cancel, done: make(chan struct{})}
+	dbOpts := storage.Options{OnBatch: func(writes int) {
+		e.Commits.Add(1)
+		e.Writes.Add(int64(writes))
+		o.Metrics.WriteBatch(writes) // nil-safe
+	}}
 	db, err := storage.Open(ctx, t.TempDir(), dbOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{T: t, DB: db, Clock: queue.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
-		cancel: cancel, done: make(chan struct{})}
+	e.DB = db
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
