@@ -21,6 +21,7 @@ type testQueue struct {
 	db      *storage.DB
 	clock   *queue.FakeClock
 	project string
+	commits atomic.Int64 // write transactions committed
 }
 
 func newQueue(t *testing.T) *testQueue {
@@ -34,7 +35,7 @@ func newQueue(t *testing.T) *testQueue {
 }
 
 func (q *testQueue) open() {
-	db, err := storage.Open(context.Background(), q.dir, storage.Options{})
+	db, err := storage.Open(context.Background(), q.dir, storage.Options{OnBatch: func(int) { q.commits.Add(1) }})
 	if err != nil {
 		q.t.Fatal(err)
 	}

@@ -16,31 +16,48 @@ import (
 // last attempt.
 var errAbandoned = errors.New("the worker stopped during the last attempt")
 
+// run runs a claimed job in one of l's slots, then the jobs its outcome's
+// writes claim for the same slot (claim_next.go), until one claims none.
 func (d *Dispatcher) run(ctx context.Context, l *lane, j storage.Job) {
 	defer func() {
 		<-l.slots
 		d.running.Done()
 		d.Wake()
 	}()
+	for ok := true; ok; {
+		j, ok = d.runOne(ctx, l, j)
+	}
+}
+
+// runOne runs one job and records its outcome, and returns the job that
+// write claimed next, if any.
+func (d *Dispatcher) runOne(ctx context.Context, l *lane, j storage.Job) (storage.Job, bool) {
 	log := d.log.With("job_id", j.ID, "job_kind", j.Kind, "attempt", j.Attempts)
+	var next nextJob
 	k, ok := d.kinds[j.Kind]
 	switch {
 	case !ok:
 		// Claims name only the table's kinds; this is a guard.
-		d.finish(ctx, log, l, j, &kind{lane: l}, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)))
-		return
+		d.finish(ctx, log, l, j, &kind{lane: l}, nil, Permanent(fmt.Errorf("no handler for job kind %q", j.Kind)), &next)
+		return next.take()
 	case exhausted(j):
-		d.finish(ctx, log, l, j, k, nil, Permanent(errAbandoned))
-		return
+		d.finish(ctx, log, l, j, k, nil, Permanent(errAbandoned), &next)
+		return next.take()
 	}
 	start := d.clock.Now()
-	rj := &RunningJob{Job: j, d: d, lease: k.Lease}
+	rj := &RunningJob{Job: j, d: d, lease: k.Lease, runCtx: ctx, l: l}
 	result, err := call(ctx, k, rj)
 	log.Debug("job ran", "took", d.clock.Now().Sub(start), "err", err)
 	if err == nil && rj.finished.Load() {
-		return
+		return rj.next.take()
 	}
-	d.finish(ctx, log, l, j, k, result, err)
+	if n, ok := rj.next.take(); ok {
+		// FinishIn committed, then the handler failed: the claimed job
+		// still runs, after this one's outcome.
+		next = nextJob{job: n, ok: true}
+	}
+	d.finish(ctx, log, l, j, k, result, err, &next)
+	return next.take()
 }
 
 // call runs the handler, turning a panic into a failed attempt.
@@ -55,15 +72,20 @@ func call(ctx context.Context, k *kind, j *RunningJob) (result any, err error) {
 
 // finish records the outcome of an attempt. It runs even when ctx has
 // ended: an attempt cut short by shutdown goes back in the queue at once,
-// and is not counted.
-func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j storage.Job, k *kind, result any, runErr error) {
+// and is not counted. The write claims the lane's next job into next,
+// unless next holds one already.
+func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j storage.Job, k *kind, result any, runErr error, next *nextJob) {
 	wctx := context.WithoutCancel(ctx)
 	now := d.clock.Now()
 	var perm PermanentError
 	var later PostponedError
 	postponed := runErr != nil && ctx.Err() == nil && errors.As(runErr, &later)
 	givingUp := runErr != nil && ctx.Err() == nil && !postponed && (errors.As(runErr, &perm) || j.Attempts >= j.MaxAttempts)
-	err := d.db.Write(wctx, func(tx *storage.Tx) error {
+	claim := next
+	if next.ok {
+		claim = nil
+	}
+	record := func(tx *storage.Tx) error {
 		switch {
 		case runErr == nil:
 			return d.complete(wctx, tx, l, j, k, result, now)
@@ -82,6 +104,13 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 		}
 		requeued(tx, l)
 		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(k.Retry.Backoff(j.Attempts)), runErr.Error(), now)
+	}
+	err := d.db.Write(wctx, func(tx *storage.Tx) error {
+		if err := record(tx); err != nil {
+			return err
+		}
+		d.claimNext(ctx, tx, l, claim)
+		return nil
 	})
 	switch {
 	case err != nil && givingUp:

@@ -16,17 +16,28 @@ type RunningJob struct {
 	d        *Dispatcher
 	lease    time.Duration
 	finished atomic.Bool // the handler removed the job in its own write
+
+	// runCtx and l are the dispatcher's context and the job's lane, and
+	// next the job FinishIn claimed for this slot (claim_next.go); an
+	// adopted job has no lane and claims nothing.
+	runCtx context.Context
+	l      *lane
+	next   nextJob
 }
 
 // FinishIn removes a successful job inside the handler's own write, which
 // spares the dispatcher a write of its own afterwards. Only for kinds whose
 // completed jobs are not kept (KeepFor 0) and that are not periodic; the
-// handler must then return no error.
+// handler must then return no error. The same write claims the lane's next
+// due job, which this job's worker then runs (claim_next.go).
 func (j *RunningJob) FinishIn(ctx context.Context, tx *storage.Tx) error {
 	if err := tx.DeleteJob(ctx, j.ID); err != nil {
 		return err
 	}
 	tx.OnCommit(func() { j.finished.Store(true) })
+	if j.l != nil {
+		j.d.claimNext(j.runCtx, tx, j.l, &j.next)
+	}
 	return nil
 }
 
