@@ -29,7 +29,7 @@ func (s *Signer) relaxedSign(domain string, keys []string, message []byte, now t
 	if !ok {
 		return "", errNoHeaderEnd
 	}
-	bh := sha256.Sum256(relaxedBody(body))
+	bh := relaxedBodyHash(body)
 	alg := "rsa-sha256"
 	if _, ok := s.key.(ed25519.PrivateKey); ok {
 		alg = "ed25519-sha256"
@@ -204,39 +204,6 @@ func relaxedField(raw []byte) []byte {
 		}
 		space, start = false, false
 		out = append(out, c)
-	}
-	return out
-}
-
-// relaxedBody is §3.4.4: whitespace runs made one space, whitespace at line
-// ends removed, empty lines at the end removed, a non-empty body ending in
-// CRLF.
-func relaxedBody(body []byte) []byte {
-	out := make([]byte, 0, len(body))
-	for len(body) > 0 {
-		line, rest, found := bytes.Cut(body, []byte("\r\n"))
-		body = rest
-		space := false
-		for _, c := range line {
-			if c == ' ' || c == '\t' {
-				space = true
-				continue
-			}
-			if space {
-				out = append(out, ' ')
-			}
-			space = false
-			out = append(out, c)
-		}
-		if found || len(line) > 0 {
-			out = append(out, '\r', '\n')
-		}
-	}
-	for bytes.HasSuffix(out, []byte("\r\n\r\n")) {
-		out = out[:len(out)-2]
-	}
-	if bytes.Equal(out, []byte("\r\n")) {
-		return out[:0]
 	}
 	return out
 }
