@@ -98,6 +98,15 @@ func (d *Dispatcher) lane(name string) *lane {
 	return nil
 }
 
+// kindNames are the names of the table's kinds.
+func (d *Dispatcher) kindNames() []string {
+	names := make([]string, len(d.table))
+	for i, k := range d.table {
+		names[i] = k.Name
+	}
+	return names
+}
+
 // Kinds returns the table, in its order, with the defaults filled in.
 func (d *Dispatcher) Kinds() []Kind { return append([]Kind(nil), d.table...) }
 
@@ -157,7 +166,7 @@ func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
 	if !ok {
 		return limit
 	}
-	next, ok, err := storage.NextJobTime(ctx, d.db.Reader(), since)
+	next, ok, err := storage.NextJobTime(ctx, d.db.Reader(), since, d.kindNames())
 	if err != nil || !ok || next.After(limit) {
 		return limit
 	}

@@ -90,17 +90,20 @@ func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil tim
 	return collect(rows, err, scanJob)
 }
 
-// NextJobTime is when, after the given time, the earliest queued job
-// becomes due or the earliest lease runs out; ok is false when there is no
-// such job. Jobs due at or before after are left out: the caller has looked
-// for them already, and counting them again would wake it at once, for ever,
-// while they wait for a free worker.
-func NextJobTime(ctx context.Context, q Querier, after time.Time) (t time.Time, ok bool, err error) {
+// NextJobTime is when, after the given time, the earliest queued job of
+// the given kinds becomes due or the earliest lease runs out; ok is false
+// when there is no such job. Jobs due at or before after are left out: the
+// caller has looked for them already, and counting them again would wake
+// it at once, for ever, while they wait for a free worker. Queued jobs are
+// looked up per kind (jobs_queued_by_kind): the kinds are few, and an index
+// by due time alone would be one more for every claim to update.
+func NextJobTime(ctx context.Context, q Querier, after time.Time, kinds []string) (t time.Time, ok bool, err error) {
 	var next sql.NullInt64
 	err = q.QueryRow(ctx, `SELECT MIN(t) FROM (
-		SELECT MIN(run_at) AS t FROM jobs WHERE state = 'queued' AND run_at > ?1
+		SELECT (SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = k.value AND run_at > ?1) AS t
+			FROM json_each(?2) AS k
 		UNION ALL SELECT MIN(lease_until) FROM jobs WHERE state = 'active' AND lease_until > ?1)`,
-		Millis(after)).Scan(&next)
+		Millis(after), jsonArray(kinds)).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
