@@ -9,7 +9,8 @@
 //     gives them up after their last attempt (or at once on a Permanent
 //     error), and sleeps on the clock until the next job falls due, keeping
 //     per lane a drain state so that an empty lane is not queried again
-//     until something may have given it work;
+//     until something may have given it work; the write recording a job's
+//     outcome claims the lane's next job for the same worker;
 //   - running jobs (RunningJob): progress and checkpoints saved with the
 //     handler's own rows, lease renewal, FinishIn;
 //   - Enqueue, which adds a job inside the caller's write;
