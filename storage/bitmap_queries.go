@@ -16,7 +16,7 @@ import (
 // bitmapCount counts the audience from bitmaps; ok is false when the
 // bitmaps do not cover its tree.
 func (db *DB) bitmapCount(ctx context.Context, a Audience) (n int, ok bool, err error) {
-	if !bitmapCovers(a) {
+	if !bitmapCovers(a) || singleReadEachTime(a) {
 		return 0, false, nil
 	}
 	r, contacts, err := db.beginBitmapRead(ctx, a.ProjectID)
@@ -29,6 +29,21 @@ func (db *DB) bitmapCount(ctx context.Context, a Audience) (n int, ok bool, err 
 		return 0, false, coveredErr(err)
 	}
 	return s.count(contacts), true, nil
+}
+
+// singleReadEachTime reports an audience of one test whose set the
+// bitmaps read from SQL each time (events within a window, a static
+// segment's rows): SQL counts those ids faster than it can hand them over.
+func singleReadEachTime(a Audience) bool {
+	if a.Match == nil || a.SubscribedOnly || isUnion(a.Match) {
+		return false
+	}
+	pos, neg := flatten(a.Match, nil, nil)
+	if len(pos)+len(neg) != 1 {
+		return false
+	}
+	t := append(pos, neg...)[0].test
+	return t != nil && (t.Source == SourceMembers || t.Source == SourceEvent && t.Op != OpExists)
 }
 
 // coveredErr is nil for a read the bitmaps leave to SQL.

@@ -106,7 +106,7 @@ func valueKey(v any) string { return fmt.Sprintf("%T %v", v, v) }
 // readSet reads the set of ids q selects, as bit numbers.
 func (r *bitmapRead) readSet(q idQuery) (bitset, error) {
 	var nums []uint32
-	err := r.readPacked(q, "octet_length(cid) || ':' || cid", false, func(num uint32, _ string) error {
+	err := r.readPacked(q, "cid", false, func(num uint32, _ string) error {
 		nums = append(nums, num)
 		return nil
 	})
@@ -136,12 +136,13 @@ func (r *bitmapRead) readPacked(q idQuery, row string, withExtra bool, f func(ui
 			args = append(args, r.bounds[i])
 		}
 		var packed sql.NullString
-		err := r.tx.QueryRowContext(r.ctx, `SELECT group_concat(`+row+`, '') FROM (`+query+q.tail+`)`,
-			append(args, q.targ...)...).Scan(&packed)
+		var rows int
+		err := r.tx.QueryRowContext(r.ctx, `SELECT count(*), group_concat(`+row+`, ',') FROM (`+query+q.tail+`)`,
+			append(args, q.targ...)...).Scan(&rows, &packed)
 		if err != nil {
 			return err
 		}
-		err = parsePacked(packed.String, withExtra, func(id, extra string) error {
+		err = parsePacked(packed.String, rows, withExtra, func(id, extra string) error {
 			if num, ok := w.find(id); ok {
 				return f(num, extra)
 			}
