@@ -106,3 +106,6 @@ func (c *bitmapCache) bytes() int64 {
 	defer c.mu.Unlock()
 	return c.used
 }
+
+// BitmapBytes is what the bitmap cache holds now, in bytes.
+func (db *DB) BitmapBytes() int64 { return db.bitmaps.bytes() }
