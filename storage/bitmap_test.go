@@ -302,3 +302,39 @@ func TestBitmapsAfterEachWrite(t *testing.T) {
 		return tx.InsertContact(ctx, contact("c0001", `{"plan":"pro","n":40,"age":"2025-05-05"}`, false))
 	})
 }
+
+// Migration 19 goes down to the stored counts of 18 and up again.
+func TestMigrationAudienceVersionsDown(t *testing.T) {
+	ctx := context.Background()
+	conn, err := OpenWithoutMigrating(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	p, err := NewMigrator(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 19); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO projects (id, name, public_key, secret_key, created_at, updated_at)
+		VALUES ('p', 'p', 'pk_p', 'sk_p', 0, 0);
+		INSERT INTO contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+		VALUES ('c', 'p', 'c@x.test', 0, '{"plan":"pro"}', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 18); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM audience_counts WHERE kind = 4`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d unsubscribed counts after down (%v)", n, err)
+	}
+	if _, err := p.UpTo(ctx, 19); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRowContext(ctx, `SELECT n FROM audience_counts WHERE kind = 4 AND project_id = 'p'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("unsubscribed count %d after up (%v)", n, err)
+	}
+}
