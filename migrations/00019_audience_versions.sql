@@ -141,7 +141,66 @@ CREATE TRIGGER audience_counts_event_delete AFTER DELETE ON events WHEN OLD.cont
 END;
 -- +goose StatementEnd
 
+-- Not about versions, found while measuring them: 00013's removal of the
+-- rows a contact's new data no longer has was planned as a scan of every
+-- contact_values entry tested against the list (SCAN ... USING COVERING
+-- INDEX contact_values_by_contact, LIST SUBQUERY): 2.4-3.6 s for one
+-- contact's data update at a million contacts. Naming the project, the
+-- contact and the old data's keys, which every removed row has, lets it
+-- read contact_values_by_contact (project_id, key IN ..., contact_id):
+-- 0.35-2 ms. The rows it removes are the same.
+DROP TRIGGER contact_values_update_old;
+-- +goose StatementBegin
+CREATE TRIGGER contact_values_update_old BEFORE UPDATE OF data ON contacts
+WHEN OLD.data IS NOT NEW.data AND OLD.data <> '{}' BEGIN
+    DELETE FROM contact_values
+    WHERE project_id = OLD.project_id AND key IN (SELECT key FROM json_each(OLD.data)) AND contact_id = OLD.id
+      AND (project_id, key, value, contact_id) IN
+        (SELECT project_id, key, value, contact_id FROM contact_value_rows WHERE contact_id = OLD.id
+         EXCEPT
+         SELECT NEW.project_id, je.key,
+                CASE je.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+                     WHEN 'object' THEN x'' WHEN 'array' THEN x'' WHEN 'null' THEN x'' ELSE je.atom END,
+                NEW.id
+         FROM json_each(NEW.data) je
+         EXCEPT
+         SELECT NEW.project_id, je.key,
+                CASE el.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE el.atom END,
+                NEW.id
+         FROM json_each(NEW.data) je, json_each(je.value) el
+         WHERE je.type = 'array' AND el.type IN ('true', 'false', 'text', 'integer', 'real')
+         EXCEPT
+         SELECT NEW.project_id, je.key, json_extract(je.value, '$'), NEW.id
+         FROM json_each(NEW.data) je
+         WHERE je.type = 'text' AND CASE WHEN json_valid(je.value) THEN json_type(je.value) END IN ('integer', 'real'));
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TRIGGER contact_values_update_old;
+-- +goose StatementBegin
+CREATE TRIGGER contact_values_update_old BEFORE UPDATE OF data ON contacts
+WHEN OLD.data IS NOT NEW.data AND OLD.data <> '{}' BEGIN
+    DELETE FROM contact_values WHERE (project_id, key, value, contact_id) IN
+        (SELECT project_id, key, value, contact_id FROM contact_value_rows WHERE contact_id = OLD.id
+         EXCEPT
+         SELECT NEW.project_id, je.key,
+                CASE je.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+                     WHEN 'object' THEN x'' WHEN 'array' THEN x'' WHEN 'null' THEN x'' ELSE je.atom END,
+                NEW.id
+         FROM json_each(NEW.data) je
+         EXCEPT
+         SELECT NEW.project_id, je.key,
+                CASE el.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE el.atom END,
+                NEW.id
+         FROM json_each(NEW.data) je, json_each(je.value) el
+         WHERE je.type = 'array' AND el.type IN ('true', 'false', 'text', 'integer', 'real')
+         EXCEPT
+         SELECT NEW.project_id, je.key, json_extract(je.value, '$'), NEW.id
+         FROM json_each(NEW.data) je
+         WHERE je.type = 'text' AND CASE WHEN json_valid(je.value) THEN json_type(je.value) END IN ('integer', 'real'));
+END;
+-- +goose StatementEnd
 DROP TRIGGER audience_counts_event_delete;
 DROP TRIGGER audience_counts_event_insert;
 DROP TRIGGER audience_counts_value_delete;
