@@ -56,9 +56,13 @@ func (r *bitmapRead) directory() (*directory, error) {
 	if r.dir != nil {
 		return r.dir, nil
 	}
-	_, v, _, err := r.stamp(countContacts, "", "")
+	_, v, ok, err := r.stamp(countContacts, "", "")
 	if err != nil {
 		return nil, err
+	}
+	if !ok { // no contacts: nothing to find
+		r.dir = &directory{}
+		return r.dir, nil
 	}
 	k := bitmapKey{project: r.project, kind: entryDirectory}
 	if d, ok := r.cache.get(k, v); ok && !d.(*directory).stale() {
