@@ -218,7 +218,7 @@ func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
 // rolled back unanswered and commitGroup reports false; a single write is
 // answered with its error.
 func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bool {
-	if _, err := tx.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
 		for _, req := range batch {
 			req.done <- fmt.Errorf("storage: begin: %w", err)
 		}
@@ -253,7 +253,7 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 }
 
 func (db *DB) commit(ctx context.Context, tx *Tx) error {
-	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := tx.Exec(ctx, "COMMIT"); err != nil {
 		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("storage: commit: %w", err)
 	}
