@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/heraldmail/herald/app/workflow"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -29,50 +31,17 @@ var conditionOps = map[string]bool{"equals": false, "notEquals": false, "contain
 	"greaterThan": false, "lessThan": false, "greaterThanOrEqual": false, "lessThanOrEqual": false,
 	"exists": true, "notExists": true}
 
-// Typed step configs, as stored.
+// Typed step configs, as stored (app/workflow's, which reads them).
 type (
-	sendEmailConfig struct {
-		TemplateID string         `json:"templateId"`
-		Recipient  *recipientRule `json:"recipient,omitempty"`
-	}
-	recipientRule struct {
-		Type        string `json:"type"`
-		CustomEmail string `json:"customEmail,omitempty"`
-	}
-	delayConfig struct {
-		Amount float64 `json:"amount"`
-		Unit   string  `json:"unit"`
-	}
-	waitConfig struct {
-		EventName string `json:"eventName"`
-		Timeout   *int64 `json:"timeout,omitempty"`
-	}
-	conditionConfig struct {
-		Mode     string            `json:"mode,omitempty"`
-		Field    string            `json:"field"`
-		Operator string            `json:"operator,omitempty"`
-		Value    any               `json:"value,omitempty"`
-		Branches []conditionBranch `json:"branches,omitempty"`
-	}
-	conditionBranch struct {
-		ID       string `json:"id"`
-		Name     string `json:"name,omitempty"`
-		Operator string `json:"operator"`
-		Value    any    `json:"value,omitempty"`
-	}
-	webhookConfig struct {
-		URL     string            `json:"url"`
-		Method  string            `json:"method"`
-		Headers map[string]string `json:"headers,omitempty"`
-		Body    any               `json:"body,omitempty"`
-	}
-	updateConfig struct {
-		Updates            map[string]any `json:"updates,omitempty"`
-		SubscriptionAction string         `json:"subscriptionAction,omitempty"`
-	}
-	exitConfig struct {
-		Reason string `json:"reason,omitempty"`
-	}
+	sendEmailConfig = workflow.SendEmailConfig
+	recipientRule   = workflow.RecipientRule
+	delayConfig     = workflow.DelayConfig
+	waitConfig      = workflow.WaitConfig
+	conditionConfig = workflow.ConditionConfig
+	conditionBranch = workflow.ConditionBranch
+	webhookConfig   = workflow.WebhookConfig
+	updateConfig    = workflow.UpdateConfig
+	exitConfig      = workflow.ExitConfig
 )
 
 func decodeConfig(raw json.RawMessage) (map[string]any, bool) {
@@ -86,11 +55,6 @@ func decodeConfig(raw json.RawMessage) (map[string]any, bool) {
 		return nil, false
 	}
 	return m, true
-}
-
-func (c delayConfig) duration() time.Duration {
-	u, _ := unitLength(c.Unit)
-	return time.Duration(c.Amount * float64(u))
 }
 
 // checkStepConfig validates a step's config for its type and returns it
@@ -155,7 +119,7 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 		c.Unit, _ = str("unit")
 		if _, ok := unitLength(c.Unit); !ok {
 			v.Add("config.unit", "invalid_enum_value", "Unit must be seconds, minutes, hours or days", m["unit"])
-		} else if ok && n > 0 && c.duration() > maxDelay {
+		} else if ok && n > 0 && c.Duration() > maxDelay {
 			v.Add("config.amount", "too_big", "A delay is at most 365 days", m["amount"])
 		}
 		out = c
@@ -322,17 +286,4 @@ func itoa(i int) string {
 }
 
 // wfNumber reads a number of a config or of contact or event data.
-func wfNumber(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	}
-	return 0, false
-}
+func wfNumber(v any) (float64, bool) { return workflow.Number(v) }

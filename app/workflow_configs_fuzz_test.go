@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 // FuzzStepConfig feeds step configs, as clients send them, to the
@@ -34,9 +36,9 @@ func FuzzStepConfig(f *testing.F) {
 					t.Fatalf("condition does not read back: %v", err)
 				}
 				for _, v := range []any{nil, "", "pro", json.Number("3"), true, 2.5, map[string]any{"a": 1}} {
-					matchCondition(v, c.Operator, c.Value)
+					workflow.MatchCondition(v, c.Operator, c.Value)
 					for _, b := range c.Branches {
-						matchCondition(v, b.Operator, b.Value)
+						workflow.MatchCondition(v, b.Operator, b.Value)
 					}
 				}
 			}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/heraldmail/herald/app/workflow"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -61,28 +63,16 @@ func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, 
 		if !w.Enabled {
 			return Conflict("The workflow is disabled: enable it to start executions")
 		}
-		if blocked, err := reentryBlocked(ctx, tx, w, c.ID); err != nil || blocked {
+		if blocked, err := workflow.ReentryBlocked(ctx, tx, w, c.ID); err != nil || blocked {
 			if err == nil {
 				err = Conflict("The contact is already in this workflow and re-entry is not allowed")
 			}
 			return err
 		}
-		if x, err = a.newExecution(ctx, tx, w, c, execCtx, nil, nil); err != nil {
-			return err
-		}
-		return a.wakeEngine(ctx, tx, *x.DueAt) // it runs after the answer
+		x, err = a.workflows.Start(ctx, tx, w, c, execCtx) // it runs after the answer
+		return err
 	})
 	return x, err
-}
-
-// reentryBlocked applies allowReentry: false, any earlier execution
-// blocks; true, an active one does.
-func reentryBlocked(ctx context.Context, q storage.Querier, w storage.Workflow, contactID string) (bool, error) {
-	any, active, err := storage.ContactExecutions(ctx, q, w.ID, contactID)
-	if w.AllowReentry {
-		return active, err
-	}
-	return any, err
 }
 
 // ExecutionQuery is GET …/executions's query.
@@ -159,7 +149,7 @@ func (a *App) CancelExecution(ctx context.Context, projectID, workflowID, id str
 		if !x.Active() {
 			return Conflict("The execution is %s: only a RUNNING or WAITING execution can be cancelled", x.Status)
 		}
-		if err := a.cancelExecution(ctx, tx, w, &x); err != nil {
+		if err := a.workflows.Cancel(ctx, tx, w, &x); err != nil {
 			return err
 		}
 		x, err = storage.ExecutionByID(ctx, tx, workflowID, id)
@@ -187,7 +177,7 @@ func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID str
 				return err
 			}
 			for i := range xs {
-				if err := a.cancelExecution(ctx, tx, w, &xs[i]); err != nil {
+				if err := a.workflows.Cancel(ctx, tx, w, &xs[i]); err != nil {
 					return err
 				}
 			}
@@ -202,12 +192,4 @@ func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID str
 			return map[string]int{"cancelled": total}, nil
 		}
 	}
-}
-
-func (a *App) cancelExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *Execution) error {
-	now := a.now()
-	if err := tx.CancelOpenStepExecs(ctx, x.ID, now); err != nil {
-		return err
-	}
-	return a.finishExecution(ctx, tx, w, x, storage.ExecCancelled, "cancelled")
 }

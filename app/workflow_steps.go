@@ -1,10 +1,11 @@
 package app
 
 import (
+	"github.com/heraldmail/herald/app/workflow"
+
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 
 	"github.com/heraldmail/herald/storage"
@@ -115,9 +116,9 @@ func (a *App) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string
 	if err != nil {
 		return err
 	}
-	for i := len(g.steps) - 1; i >= 0; i-- {
-		from := g.steps[i]
-		if from.ID == to.ID || from.Type == StepExit || len(g.out[from.ID]) > 0 {
+	for i := len(g.Steps) - 1; i >= 0; i-- {
+		from := g.Steps[i]
+		if from.ID == to.ID || from.Type == StepExit || len(g.Out[from.ID]) > 0 {
 			continue
 		}
 		now := a.now()
@@ -229,16 +230,16 @@ func (a *App) DeleteStep(ctx context.Context, projectID, workflowID, stepID stri
 		}
 		a.workflowChanged(tx, projectID)
 		if !splice {
-			return tx.DeleteSteps(ctx, g.reachable(st.ID))
+			return tx.DeleteSteps(ctx, g.Reachable(st.ID))
 		}
 		if st.Type == StepCondition || st.Type == StepWaitForEvent {
 			return BadRequest("A %s step has several ways out and cannot be spliced out: delete it with what follows", st.Type)
 		}
 		var incoming []string
-		for _, t := range g.in[st.ID] {
+		for _, t := range g.In[st.ID] {
 			incoming = append(incoming, t.ID)
 		}
-		if out := g.out[st.ID]; len(out) > 0 {
+		if out := g.Out[st.ID]; len(out) > 0 {
 			if err := tx.MoveTransitionsTo(ctx, incoming, out[0].ToStepID); err != nil {
 				return err
 			}
@@ -249,49 +250,9 @@ func (a *App) DeleteStep(ctx context.Context, projectID, workflowID, stepID stri
 	})
 }
 
-// graph is a workflow's steps and transitions, indexed.
-type graph struct {
-	steps []storage.WorkflowStep // oldest first
-	byID  map[string]storage.WorkflowStep
-	out   map[string][]storage.WorkflowTransition
-	in    map[string][]storage.WorkflowTransition
-}
+// graph is a workflow's steps and transitions, indexed (app/workflow's).
+type graph = workflow.Graph
 
 func loadGraph(ctx context.Context, q storage.Querier, workflowID string) (*graph, error) {
-	steps, err := storage.WorkflowSteps(ctx, q, workflowID)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := storage.WorkflowTransitions(ctx, q, workflowID)
-	if err != nil {
-		return nil, err
-	}
-	g := &graph{steps: steps, byID: map[string]storage.WorkflowStep{},
-		out: map[string][]storage.WorkflowTransition{}, in: map[string][]storage.WorkflowTransition{}}
-	for _, s := range steps {
-		g.byID[s.ID] = s
-	}
-	for _, t := range ts {
-		g.out[t.FromStepID] = append(g.out[t.FromStepID], t)
-		g.in[t.ToStepID] = append(g.in[t.ToStepID], t)
-	}
-	for _, out := range g.out { // the engine takes the highest priority first, then the oldest
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Priority > out[j].Priority })
-	}
-	return g, nil
-}
-
-// reachable lists a step and every step reachable from it.
-func (g *graph) reachable(from string) []string {
-	seen := map[string]bool{from: true}
-	order := []string{from}
-	for i := 0; i < len(order); i++ {
-		for _, t := range g.out[order[i]] {
-			if !seen[t.ToStepID] {
-				seen[t.ToStepID] = true
-				order = append(order, t.ToStepID)
-			}
-		}
-	}
-	return order
+	return workflow.LoadGraph(ctx, q, workflowID)
 }

@@ -57,12 +57,12 @@ func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, i
 		if err != nil {
 			return err
 		}
-		from, ok1 := g.byID[*in.FromStepID]
-		to, ok2 := g.byID[*in.ToStepID]
+		from, ok1 := g.ByID[*in.FromStepID]
+		to, ok2 := g.ByID[*in.ToStepID]
 		if !ok1 || !ok2 {
 			return NotFound("NOT_FOUND", "Step not found in this workflow")
 		}
-		if err := g.checkEdge(from, to, branch, in.WaitOutcome); err != nil {
+		if err := checkEdge(g, from, to, branch, in.WaitOutcome); err != nil {
 			return err
 		}
 		t = Transition{ID: newID(), WorkflowID: workflowID, FromStepID: from.ID, ToStepID: to.ID,
@@ -82,11 +82,11 @@ func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, i
 }
 
 // checkEdge reports, as a 400, what is wrong with an edge from -> to.
-func (g *graph) checkEdge(from, to storage.WorkflowStep, branch, outcome *string) error {
+func checkEdge(g *graph, from, to storage.WorkflowStep, branch, outcome *string) error {
 	switch {
 	case from.ID == to.ID:
 		return BadRequest("A step cannot link to itself")
-	case slices.Contains(g.reachable(to.ID), from.ID):
+	case slices.Contains(g.Reachable(to.ID), from.ID):
 		return BadRequest("This transition would make a cycle")
 	case to.Type == StepTrigger:
 		return BadRequest("Nothing can link into the TRIGGER step")
@@ -97,7 +97,7 @@ func (g *graph) checkEdge(from, to storage.WorkflowStep, branch, outcome *string
 	case outcome != nil && from.Type != StepWaitForEvent:
 		return BadRequest("Only transitions from a WAIT_FOR_EVENT step take a waitOutcome")
 	}
-	out := g.out[from.ID]
+	out := g.Out[from.ID]
 	switch from.Type {
 	case StepCondition:
 		return checkBranch(from, out, branch)

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/heraldmail/herald/app/workflow"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,19 +22,19 @@ type WorkflowDetail struct {
 	Transitions []storage.WorkflowTransition `json:"transitions"`
 }
 
-// Workflow trigger types and step types.
+// Workflow trigger types and step types (app/workflow's).
 const (
-	TriggerEvent  = "EVENT"
-	TriggerManual = "MANUAL"
+	TriggerEvent  = workflow.TriggerEvent
+	TriggerManual = workflow.TriggerManual
 
-	StepTrigger       = "TRIGGER"
-	StepSendEmail     = "SEND_EMAIL"
-	StepDelay         = "DELAY"
-	StepWaitForEvent  = "WAIT_FOR_EVENT"
-	StepCondition     = "CONDITION"
-	StepWebhook       = "WEBHOOK"
-	StepUpdateContact = "UPDATE_CONTACT"
-	StepExit          = "EXIT"
+	StepTrigger       = workflow.StepTrigger
+	StepSendEmail     = workflow.StepSendEmail
+	StepDelay         = workflow.StepDelay
+	StepWaitForEvent  = workflow.StepWaitForEvent
+	StepCondition     = workflow.StepCondition
+	StepWebhook       = workflow.StepWebhook
+	StepUpdateContact = workflow.StepUpdateContact
+	StepExit          = workflow.StepExit
 )
 
 // WorkflowInput is the body of POST and PATCH /workflows.
