@@ -1,0 +1,110 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apptest"
+	"github.com/heraldmail/herald/storage"
+)
+
+// The engine's tests drive it through app's methods, without HTTP: a
+// tracked event enrols, the timer wakes a DELAY when the fake clock
+// reaches it, and the UPDATE_CONTACT step's change commits with the step.
+
+func ptr[T any](v T) *T { return &v }
+
+// newWorkflow creates an enabled EVENT workflow on event with the steps,
+// each connected after the one before.
+func newWorkflow(t *testing.T, e *apptest.Env, event string, steps ...app.StepInput) app.WorkflowDetail {
+	t.Helper()
+	ctx, pid := context.Background(), e.Project.ID
+	w, err := e.App.CreateWorkflow(ctx, pid, app.WorkflowInput{Name: ptr("Test"), EventName: ptr(event)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if _, err := e.App.AddStep(ctx, pid, w.ID, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.App.UpdateWorkflow(ctx, pid, w.ID, app.WorkflowInput{Enabled: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// waitExecution polls until the workflow has an execution in the status.
+func waitExecution(t *testing.T, e *apptest.Env, workflowID, status string) app.Execution {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		page, err := e.App.ListExecutions(context.Background(), e.Project.ID, workflowID, app.ExecutionQuery{Limit: 10, Status: status})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) > 0 {
+			return page.Data[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s execution", status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestDelayThenUpdateContactRunsOnTheFakeClock(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, apptest.Options{Offline: true})
+	ctx := context.Background()
+	w := newWorkflow(t, e, "signup",
+		app.StepInput{Type: ptr(app.StepDelay), Config: json.RawMessage(`{"amount":2,"unit":"hours"}`)},
+		app.StepInput{Type: ptr(app.StepUpdateContact), Config: json.RawMessage(`{"updates":{"plan":"pro"}}`)})
+	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("ann@example.com"), Event: ptr("signup")}); err != nil {
+		t.Fatal(err)
+	}
+	x := waitExecution(t, e, w.ID, storage.ExecWaiting)
+	if x.DueAt == nil || !x.DueAt.Equal(apptest.Start.Add(2*time.Hour)) {
+		t.Fatalf("waiting execution due at %v, want two hours after the start", x.DueAt)
+	}
+	e.Clock.Advance(2 * time.Hour)
+	x = waitExecution(t, e, w.ID, storage.ExecCompleted)
+	c, err := e.App.GetContact(ctx, e.Project.ID, x.ContactID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(c.Data, &data); err != nil || data["plan"] != "pro" {
+		t.Fatalf("contact data %s (%v), want plan pro", c.Data, err)
+	}
+}
+
+func TestCancelEndsAWaitingExecution(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, apptest.Options{Offline: true})
+	ctx := context.Background()
+	w := newWorkflow(t, e, "signup",
+		app.StepInput{Type: ptr(app.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
+	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("bob@example.com"), Event: ptr("signup")}); err != nil {
+		t.Fatal(err)
+	}
+	x := waitExecution(t, e, w.ID, storage.ExecWaiting)
+	if _, err := e.App.CancelExecution(ctx, e.Project.ID, w.ID, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.App.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != storage.ExecCancelled {
+		t.Fatalf("execution %s after cancel", d.Status)
+	}
+	for _, se := range d.StepExecutions {
+		if se.Status != storage.StepCompleted && se.Status != storage.StepCancelled {
+			t.Errorf("step %s left %s", se.Step.Type, se.Status)
+		}
+	}
+}
