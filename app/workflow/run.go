@@ -25,7 +25,7 @@ const maxStepsPerWrite = 256
 
 // stepInput is what work outside the write brings to an open step.
 type stepInput struct {
-	mail  *Mail       // SEND_EMAIL
+	mail  *Mail               // SEND_EMAIL
 	hook  *webhookResult      // WEBHOOK
 	event *storage.InboxEvent // WAIT_FOR_EVENT
 }
