@@ -277,9 +277,10 @@ func (a *App) compose(ctx context.Context, out *outgoing, rcpt message.Address, 
 		return renderFailure(ctx, "body", err)
 	}
 	if out.tracking {
-		if html, e.Links, e.OpenTracked, err = a.instrument(ctx, e.ID, html); err != nil {
+		if html, e.Links, err = a.instrument(ctx, e.ID, html); err != nil {
 			return err
 		}
+		e.OpenTracked = true
 	}
 	m := message.Message{From: out.from, To: []message.Address{rcpt}, ReplyTo: out.replyTo, Subject: subject,
 		HTML: html, Text: text, Headers: out.headers, Attachments: out.attachments, MessageID: e.MessageID, Date: e.CreatedAt}

@@ -16,12 +16,13 @@ const (
 )
 
 // instrument rewrites a message's links into signed click redirects and
-// adds an open pixel where filters allow one (wantsPixel). It returns the
-// rewritten HTML, the distinct targets (stored with the email: a click
-// token carries only a target's number) and whether the pixel is in. Links to Herald itself (unsubscribe, manage) are left
-// alone, so that they work even where redirects are blocked. It runs once
-// per recipient, so it scans the body once, without regular expressions.
-func (a *App) instrument(ctx context.Context, emailID, body string) (string, []string, bool, error) {
+// adds the open pixel after the content (addPixel). It returns the
+// rewritten HTML and the distinct targets (stored with the email: a click
+// token carries only a target's number). Links to Herald itself
+// (unsubscribe, manage) are left alone, so that they work even where
+// redirects are blocked. It runs once per recipient, so it scans the body
+// once, without regular expressions.
+func (a *App) instrument(ctx context.Context, emailID, body string) (string, []string, error) {
 	base := strings.TrimSuffix(a.baseURL, "/")
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
@@ -37,7 +38,7 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 		if !ok {
 			var err error
 			if tok, err = a.emailToken(ctx, tokenClick, emailID, len(targets)); err != nil {
-				return "", nil, false, err
+				return "", nil, err
 			}
 			tokens[target] = tok
 			targets = append(targets, target)
@@ -48,14 +49,11 @@ func (a *App) instrument(ctx context.Context, emailID, body string) (string, []s
 	}
 	b.WriteString(body[last:])
 	out := b.String()
-	if !wantsPixel(out, base) {
-		return out, targets, false, nil
-	}
 	tok, err := a.emailToken(ctx, tokenOpen, emailID, 0)
 	if err != nil {
-		return "", nil, false, err
+		return "", nil, err
 	}
-	return addPixel(out, base+"/t/o/"+tok), targets, true, nil
+	return addPixel(out, base+"/t/o/"+tok), targets, nil
 }
 
 // link is the byte range of an http(s) URL in an anchor's href.

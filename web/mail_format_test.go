@@ -59,11 +59,10 @@ func TestStandardMessagesFormat(t *testing.T) {
 		if !strings.HasPrefix(html, "<html><body>") || !strings.HasSuffix(html, "</body></html>") {
 			t.Errorf("%s: fragment not wrapped: %q", name, html)
 		}
-		// Short HTML parts carry no pixel (HTML_IMAGE_ONLY, see
-		// TestOpenPixelOnlyWhereFiltersAllowIt), and nothing is hidden
-		// (STY_INVIS_DIRECT counts hidden elements).
-		if strings.Contains(html, "<img") {
-			t.Errorf("%s: an image in a short HTML part: %q", name, html)
+		// The one image is the pixel, right before </body>, and nothing
+		// is hidden (STY_INVIS_DIRECT counts hidden elements).
+		if strings.Count(html, "<img") != 1 || !strings.HasSuffix(html, `alt=""></body></html>`) || !pixelTag.MatchString(html) {
+			t.Errorf("%s: want the pixel, alone, after the content: %q", name, html)
 		}
 		if styInvis.MatchString(html) {
 			t.Errorf("%s: an invisible style: %q", name, html)

@@ -8,19 +8,18 @@ import (
 	"github.com/heraldmail/herald/web/webtest"
 )
 
-// articleHTML is a newsletter-sized body: long enough (over 3,200
-// characters) for the open pixel, which SpamAssassin's HTML_IMAGE_ONLY
-// rules score in shorter HTML parts.
+// articleHTML is a newsletter-sized body: longer than 3,200 characters,
+// past which SpamAssassin's HTML_IMAGE_ONLY rules no longer score an image.
 var articleHTML = strings.Repeat(`<p>This month we rebuilt the delivery queue so that a message waits
 less between the moment you send it and the moment the receiving server
 accepts it. We also rewrote the guide to sender domains, with a section on
 the DNS records each provider asks for and how to check them.</p>
 `, 14)
 
-// Only an HTML part longer than 3,200 characters, or one that has an image
-// of its own, gets the open pixel; email.sent says whether opens can be
-// counted (openTracked).
-func TestOpenPixelOnlyWhereFiltersAllowIt(t *testing.T) {
+// Every tracked message gets the open pixel after its content, short or
+// long, HTML or plain text (its HTML part), with or without images of its
+// own; email.sent says that opens are counted (openTracked).
+func TestOpenPixelInEveryTrackedMessage(t *testing.T) {
 	e := webtest.New(t, webtest.Options{})
 	verifiedDomain(t, e, "herald.test")
 	e.RouteMail("example.net")
@@ -28,8 +27,8 @@ func TestOpenPixelOnlyWhereFiltersAllowIt(t *testing.T) {
 		name, to, body string
 		pixel          bool
 	}{
-		{"short", "short@example.net", `<p>Your order has shipped. <a href="https://example.com/t">Track it</a>.</p>`, false},
-		{"plain", "plain@example.net", "Hi,\n\nThanks for your order.", false},
+		{"short", "short@example.net", `<p>Your order has shipped. <a href="https://example.com/t">Track it</a>.</p>`, true},
+		{"plain", "plain@example.net", "Hi,\n\nThanks for your order.", true},
 		{"long", "long@example.net", articleHTML, true},
 		{"own image", "image@example.net", `<p>Our new logo: <img src="https://example.com/logo.png" alt="logo"></p>`, true},
 	}

@@ -2,10 +2,12 @@ package web_test
 
 import (
 	"bytes"
+	"net/mail"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,12 +19,17 @@ var saDetail = regexp.MustCompile(`(?m)^\s*(-?[\d.]+) ([A-Z0-9_]+)\s`)
 // spamAssassin scores each message with the default rules, local tests
 // only (no DNS or network lists: the test machine's network is not the
 // recipient's), in one run over an mbox (SpamAssassin takes seconds to
-// start), and returns the points of each rule that fired, per message.
+// start), and returns the points of each rule that fired, per message. The
+// run does not keep the mbox's order, so reports are matched to messages
+// by Message-ID.
 func spamAssassin(t *testing.T, msgs ...[]byte) []map[string]float64 {
 	t.Helper()
+	const sep = "From herald@herald.test Thu Jan 15 12:00:00 2026\n"
 	var mbox bytes.Buffer
-	for _, m := range msgs {
-		mbox.WriteString("From herald@herald.test Thu Jan 15 12:00:00 2026\n")
+	index := map[string]int{}
+	for i, m := range msgs {
+		index[messageID(t, m)] = i
+		mbox.WriteString(sep)
 		mbox.Write(bytes.ReplaceAll(m, []byte("\r\n"), []byte("\n")))
 		mbox.WriteString("\n")
 	}
@@ -32,21 +39,38 @@ func spamAssassin(t *testing.T, msgs ...[]byte) []map[string]float64 {
 	if err != nil {
 		t.Fatalf("spamassassin: %v", err)
 	}
-	reports := bytes.Split(out, []byte("Content analysis details:"))[1:]
-	if len(reports) != len(msgs) {
-		t.Fatalf("%d reports for %d messages:\n%s", len(reports), len(msgs), out)
-	}
-	all := make([]map[string]float64, len(reports))
-	for i, details := range reports {
-		// A report ends where the next message's copy begins.
-		details, _, _ = bytes.Cut(details, []byte("\nFrom herald@herald.test "))
+	all := make([]map[string]float64, len(msgs))
+	for _, scored := range bytes.Split(out, []byte(sep)) {
+		head, details, ok := bytes.Cut(scored, []byte("Content analysis details:"))
+		if !ok {
+			continue
+		}
+		i, known := index[messageID(t, head)]
+		if !known || all[i] != nil {
+			t.Fatalf("a report for no message or twice for one:\n%s", scored)
+		}
 		all[i] = map[string]float64{}
 		for _, m := range saDetail.FindAllSubmatch(details, -1) {
 			pts, _ := strconv.ParseFloat(string(m[1]), 64)
 			all[i][string(m[2])] = pts
 		}
 	}
+	for i, rules := range all {
+		if rules == nil {
+			t.Fatalf("no report for message %d:\n%s", i, out)
+		}
+	}
 	return all
+}
+
+// messageID is the Message-ID in a message's header.
+func messageID(t *testing.T, raw []byte) string {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil || msg.Header.Get("Message-Id") == "" {
+		t.Fatalf("no Message-ID (%v): %.300s", err, raw)
+	}
+	return msg.Header.Get("Message-Id")
 }
 
 // requireSpamAssassin skips a test without spamassassin, unless
@@ -103,22 +127,31 @@ func moreStandardMessages(t *testing.T, e *webtest.Env) (campaign, workflow, new
 // Herald's standard messages score under 0.5 with SpamAssassin's default
 // rules (Debian's spamassassin package in CI): a transactional /v1/send
 // with a short HTML body, a marketing template, a plain-text one, a
-// campaign, a workflow's email and a long newsletter with the open pixel.
-// The pixel cost 0.6-1.7 points in the short ones (HTML_IMAGE_ONLY_xx) and
-// is left out of them (see wantsPixel).
+// campaign, a workflow's email and a long newsletter, each with the open
+// pixel. HTML_IMAGE_ONLY_04..32 score any image in an HTML part of 3,200
+// characters or less, whatever it looks like: the price of counting opens
+// in a short message, which the contract's pixel pays like any other. So
+// the short messages are held to 0.5 without those rules, and must fire
+// nothing else; the newsletter, past the rule's reach, to 0.5 in all.
 func TestStandardMessagesSpamAssassin(t *testing.T) {
 	requireSpamAssassin(t)
 	e, short, marketing, plain := standardMessages(t)
 	campaign, workflow, newsletter := moreStandardMessages(t, e)
 	names := []string{"short", "marketing", "plain", "campaign", "workflow", "newsletter"}
 	for i, rules := range spamAssassin(t, short, marketing, plain, campaign, workflow, newsletter) {
-		total := 0.0
-		for _, pts := range rules {
+		total, imageOnly := 0.0, 0.0
+		for rule, pts := range rules {
 			total += pts
+			if strings.HasPrefix(rule, "HTML_IMAGE_ONLY_") {
+				imageOnly += pts
+			}
 		}
 		t.Logf("%s: %.1f %v", names[i], total, rules)
-		if total >= 0.5 {
-			t.Errorf("%s: %.1f points, want under 0.5: %v", names[i], total, rules)
+		if names[i] == "newsletter" && total >= 0.5 {
+			t.Errorf("newsletter: %.1f points, want under 0.5: %v", total, rules)
+		}
+		if total-imageOnly >= 0.5 {
+			t.Errorf("%s: %.1f points besides HTML_IMAGE_ONLY, want under 0.5: %v", names[i], total-imageOnly, rules)
 		}
 	}
 }

@@ -195,6 +195,7 @@ func TestWorkflowDelayAndWait(t *testing.T) {
 		return l.Status == "WAITING" && l2.Status == "WAITING"
 	})
 	trackEvent(t, e, "a@example.com", "paid", map[string]any{"amount": 5})
+	waitEngineIdle(t, e) // a's payment is taken before the hour passes
 	// b times out.
 	e.Clock.Advance(time.Hour)
 	waitExecutions(t, e, w.ID, "COMPLETED", 2)
