@@ -7,11 +7,15 @@
 // builds its Env on this one and adds the HTTP stack.
 //
 // It is a package of its own, and not a helper in app's test files,
-// because it must be shared: by app's tests, by web/webtest, by the
-// dashboard's browser tests and by the tests of app's sub-packages. The
-// price is that it imports app, so only external tests (package app_test)
-// can use it; app's tests are all external already, which keeps them to
-// the API the rest of Herald sees.
+// because it must be shared: by app's external tests, by web/webtest, by
+// the dashboard's browser tests and by the tests of app's sub-packages
+// (app/workflow's engine tests). The price is that it imports app, so
+// tests inside package app cannot use it; most of app's tests are
+// external (package app_test) and reach only the API the rest of Herald
+// sees. The few internal ones that need an App over a database (links,
+// the import rerun) build it by hand; to use apptest they would become
+// external tests with an export_test.go exposing the internals they
+// call.
 package apptest
 
 import (
