@@ -20,8 +20,10 @@ package apptest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,6 +159,37 @@ func (e *Env) stop() {
 // RouteMail points a recipient domain's MX at the test's SMTP sink.
 func (e *Env) RouteMail(domain string) {
 	e.DNS.Add(e.T, domain+". 300 IN MX 10 mx."+domain+".", "mx."+domain+". 300 IN A 127.0.0.1")
+}
+
+// VerifiedDomain adds a sender domain to the project, publishes the DKIM
+// record it is given in the test's DNS server and verifies it, so that
+// templates and sends from the domain are accepted.
+func (e *Env) VerifiedDomain(domain string) app.Domain {
+	e.T.Helper()
+	ctx := context.Background()
+	d, err := e.App.AddDomain(ctx, e.Project.ID, app.AddDomainInput{Domain: &domain})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	for _, rec := range d.Records {
+		if rec.Type == "TXT" && strings.Contains(rec.Name, "._domainkey.") {
+			e.DNS.Add(e.T, fmt.Sprintf("%s. 300 IN TXT %s", rec.Name, txtStrings(rec.Value)))
+		}
+	}
+	if d, err = e.App.VerifyDomain(ctx, e.Project.ID, d.ID); err != nil || !d.Verified {
+		e.T.Fatalf("domain %s not verified: %+v %v", domain, d, err)
+	}
+	return d
+}
+
+// txtStrings quotes a TXT value in strings of at most 255 bytes.
+func txtStrings(v string) string {
+	var parts []string
+	for len(v) > 255 {
+		parts = append(parts, `"`+v[:255]+`"`)
+		v = v[255:]
+	}
+	return strings.Join(append(parts, `"`+v+`"`), " ")
 }
 
 // AdvanceToRetry waits until a job of the kind is queued for later (a

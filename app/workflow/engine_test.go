@@ -3,6 +3,7 @@ package workflow_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,37 @@ func TestCancelEndsAWaitingExecution(t *testing.T) {
 		if se.Status != storage.StepCompleted && se.Status != storage.StepCancelled {
 			t.Errorf("step %s left %s", se.Step.Type, se.Status)
 		}
+	}
+}
+
+func TestSendEmailStepDeliversToTheSink(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, apptest.Options{})
+	ctx := context.Background()
+	e.VerifiedDomain("herald.example")
+	e.RouteMail("example.com")
+	tpl, err := e.App.CreateTemplate(ctx, e.Project.ID, app.TemplateInput{Name: ptr("Welcome"),
+		Subject: ptr("Welcome {{ event.plan }}"), Body: ptr("<p>Hello</p>"), From: ptr("hi@herald.example"), Type: ptr("TRANSACTIONAL")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkflow(t, e, "signup",
+		app.StepInput{Type: ptr(app.StepSendEmail), Config: json.RawMessage(`{"templateId":"` + tpl.ID + `"}`)})
+	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("cy@example.com"), Event: ptr("signup"),
+		Data: map[string]any{"plan": "pro"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := waitExecution(t, e, w.ID, storage.ExecCompleted)
+	got := e.Sink.Wait(1, 10*time.Second)
+	if len(got) != 1 || len(got[0].To) != 1 || got[0].To[0] != "cy@example.com" ||
+		!strings.Contains(string(got[0].Data), "Subject: Welcome pro") {
+		t.Fatalf("sink received %+v", got)
+	}
+	d, err := e.App.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := d.StepExecutions[len(d.StepExecutions)-1]; last.Step.Type != app.StepSendEmail || last.Status != storage.StepCompleted {
+		t.Fatalf("last step %s %s", last.Step.Type, last.Status)
 	}
 }
