@@ -5,10 +5,12 @@
 // API's envelope.
 //
 // Big features have sub-packages of their own, each with a package doc
-// that says what it owns: app/workflow (the workflow engine, over a Host
-// interface app implements in workflow_host.go), app/message (MIME),
-// app/render (templates), app/verify (address checks), app/password. Tests
-// build an App with app/apptest.
+// that says what it owns: app/workflow (workflows' API and engine, over a
+// Host interface app implements in workflow_host.go), app/message (MIME),
+// app/render (templates), app/verify (address checks), app/password. The
+// error values and pages app's methods answer with are in app/apierr and
+// app/paging, so that sub-packages answer alike. Tests build an App with
+// app/apptest.
 package app
 
 import (

@@ -9,9 +9,9 @@ import (
 	"github.com/heraldmail/herald/storage"
 )
 
-// The workflow engine lives in app/workflow; app gives it the send path,
-// the contact data rules, events and the queue through workflowHost, and
-// keeps the API's graph editing and the thin methods below.
+// Workflows live in app/workflow; app gives the Engine the send path, the
+// contact data rules, events and the queue through workflowHost, and keeps
+// the thin methods below and in workflows.go.
 
 // WebhookOptions configure the WEBHOOK step's HTTP client.
 type WebhookOptions = workflow.WebhookOptions
@@ -44,6 +44,12 @@ func (h workflowHost) Enqueue(ctx context.Context, tx *storage.Tx, s queue.JobSp
 	return h.a.jobs.Enqueue(ctx, tx, s)
 }
 
+func (h workflowHost) CheckEmail(v *Validation, field, raw string) string {
+	return checkEmail(v, field, raw)
+}
+
+func (h workflowHost) IsReservedKey(key string) bool { return isReservedKey(key) }
+
 // noteEvents hands the workflow engine, inside the write that records
 // them, the events it wants (workflow.Engine.NoteEvents).
 func (a *App) noteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
@@ -56,10 +62,4 @@ func (a *App) insertEvent(ctx context.Context, tx *storage.Tx, ev storage.Event)
 		return err
 	}
 	return a.noteEvents(ctx, tx, ev)
-}
-
-// workflowChanged drops a project's table of wanted event names once the
-// write commits: a workflow or a step changed.
-func (a *App) workflowChanged(tx *storage.Tx, projectID string) {
-	a.workflows.Changed(tx, projectID)
 }

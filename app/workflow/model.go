@@ -3,9 +3,11 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -23,6 +25,10 @@ const (
 	StepUpdateContact = "UPDATE_CONTACT"
 	StepExit          = "EXIT"
 )
+
+// MaxEventName bounds an event name, as /v1/track does (app.MaxEventName):
+// a trigger or an awaited name longer than any event could never match.
+const MaxEventName = 255
 
 // ReasonWorkflow is the reason of contact.* events an UPDATE_CONTACT step
 // causes.
@@ -158,6 +164,22 @@ func (g *Graph) Reachable(from string) []string {
 		}
 	}
 	return order
+}
+
+// templateErr and contactErr map a missing template or contact onto the
+// errors app's own endpoints answer with.
+func templateErr(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierr.NotFound("TEMPLATE_NOT_FOUND", "Template not found")
+	}
+	return err
+}
+
+func contactErr(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierr.NotFound("CONTACT_NOT_FOUND", "Contact not found")
+	}
+	return err
 }
 
 // ReentryBlocked applies allowReentry: false, any earlier execution

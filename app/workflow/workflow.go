@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"context"
+
+	"github.com/heraldmail/herald/app/apierr"
 	"log/slog"
 	"time"
 
@@ -41,6 +43,14 @@ type Host interface {
 	EmitSubscription(ctx context.Context, tx *storage.Tx, c storage.Contact, reason string, now time.Time) error
 	// Enqueue queues a job of one of the engine's kinds in the write.
 	Enqueue(ctx context.Context, tx *storage.Tx, s queue.JobSpec) (string, error)
+
+	// CheckEmail normalises an address a step's config gives (a CUSTOM
+	// recipient) as contacts' are, and records a failure at field when
+	// its syntax is invalid.
+	CheckEmail(v *apierr.Validation, field, raw string) string
+	// IsReservedKey reports a contact data key that only Herald sets,
+	// which an UPDATE_CONTACT step may not change.
+	IsReservedKey(key string) bool
 }
 
 // Options are the Engine's dependencies.
