@@ -71,7 +71,7 @@ func (en *Engine) StartExecution(ctx context.Context, projectID, workflowID stri
 			}
 			return err
 		}
-		x, err = en.Start(ctx, tx, w, c, execCtx) // it runs after the answer
+		x, err = en.startByHand(ctx, tx, w, c, execCtx) // it runs after the answer
 		return err
 	})
 	return x, err
@@ -151,7 +151,7 @@ func (en *Engine) CancelExecution(ctx context.Context, projectID, workflowID, id
 		if !x.Active() {
 			return apierr.Conflict("The execution is %s: only a RUNNING or WAITING execution can be cancelled", x.Status)
 		}
-		if err := en.Cancel(ctx, tx, w, &x); err != nil {
+		if err := en.cancel(ctx, tx, w, &x); err != nil {
 			return err
 		}
 		x, err = storage.ExecutionByID(ctx, tx, workflowID, id)
@@ -179,7 +179,7 @@ func (en *Engine) CancelAllExecutions(ctx context.Context, projectID, workflowID
 				return err
 			}
 			for i := range xs {
-				if err := en.Cancel(ctx, tx, w, &xs[i]); err != nil {
+				if err := en.cancel(ctx, tx, w, &xs[i]); err != nil {
 					return err
 				}
 			}

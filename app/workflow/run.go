@@ -256,7 +256,7 @@ func (en *Engine) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st 
 				return "", false, err
 			}
 		}
-		en.Changed(tx, r.w.ProjectID) // a name the trigger table may not hold yet
+		en.changed(tx, r.w.ProjectID) // a name the trigger table may not hold yet
 		return "", true, nil
 	case StepSendEmail:
 		// Rendered and signed outside the write: the run job picks it up.
@@ -369,9 +369,9 @@ func (en *Engine) failExecution(ctx context.Context, tx *storage.Tx, r *execRun,
 	return en.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecFailed, msg)
 }
 
-// Start creates a RUNNING execution of w for c by hand (no source event)
+// startByHand creates a RUNNING execution of w for c by hand (no source event)
 // and wakes the engine, which runs it after the caller's write commits.
-func (en *Engine) Start(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage) (storage.Execution, error) {
+func (en *Engine) startByHand(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage) (storage.Execution, error) {
 	x, err := en.newExecution(ctx, tx, w, c, execCtx, nil, nil)
 	if err != nil {
 		return x, err
@@ -379,8 +379,8 @@ func (en *Engine) Start(ctx context.Context, tx *storage.Tx, w storage.Workflow,
 	return x, en.wake(ctx, tx, *x.DueAt)
 }
 
-// Cancel cancels an active execution and its open step executions.
-func (en *Engine) Cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution) error {
+// cancel cancels an active execution and its open step executions.
+func (en *Engine) cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution) error {
 	now := en.now()
 	if err := tx.CancelOpenStepExecs(ctx, x.ID, now); err != nil {
 		return err

@@ -99,7 +99,7 @@ func (en *Engine) AddStep(ctx context.Context, projectID, workflowID string, in 
 		if err := tx.InsertStep(ctx, st); err != nil {
 			return err
 		}
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		if in.AutoConnect != nil && !*in.AutoConnect {
 			return nil
 		}
@@ -197,7 +197,7 @@ func (en *Engine) UpdateStep(ctx context.Context, projectID, workflowID, stepID 
 			}
 		}
 		st.UpdatedAt = en.now()
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		return tx.UpdateStep(ctx, st)
 	})
 	return st, err
@@ -228,7 +228,7 @@ func (en *Engine) DeleteStep(ctx context.Context, projectID, workflowID, stepID 
 		if err != nil {
 			return err
 		}
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		if !splice {
 			return tx.DeleteSteps(ctx, g.Reachable(st.ID))
 		}

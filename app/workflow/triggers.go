@@ -80,8 +80,8 @@ func (en *Engine) loadTriggers(ctx context.Context, projectID string) (*projectT
 	return p, nil
 }
 
-// Changed drops a project's trigger table once the write commits.
-func (en *Engine) Changed(tx *storage.Tx, projectID string) {
+// changed drops a project's trigger table once the write commits.
+func (en *Engine) changed(tx *storage.Tx, projectID string) {
 	tx.OnCommit(func() { en.triggers.invalidate(projectID) })
 }
 

@@ -103,7 +103,7 @@ func (en *Engine) CreateWorkflow(ctx context.Context, projectID string, in Workf
 		if err := tx.InsertWorkflow(ctx, w); err != nil {
 			return err
 		}
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		return tx.InsertStep(ctx, trigger)
 	})
 	return WorkflowDetail{Workflow: w, Steps: []storage.WorkflowStep{trigger}, Transitions: []storage.WorkflowTransition{}}, err
@@ -203,7 +203,7 @@ func (en *Engine) UpdateWorkflow(ctx context.Context, projectID, id string, in W
 		if err := tx.UpdateWorkflow(ctx, w); err != nil {
 			return err
 		}
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		d, err = en.workflowDetail(ctx, tx, projectID, id)
 		return err
 	})
@@ -297,7 +297,7 @@ func (en *Engine) DeleteWorkflow(ctx context.Context, projectID, id string) erro
 		if n > 0 {
 			return apierr.Conflict("The workflow has %d active executions: cancel them or let them finish first", n)
 		}
-		en.Changed(tx, projectID)
+		en.changed(tx, projectID)
 		return tx.DeleteWorkflow(ctx, projectID, id)
 	})
 }
