@@ -5,6 +5,9 @@
 # not-equals, event triggered, event within, not-triggered, data AND event,
 # data OR event, subscribed AND data, nested groups; then the first page
 # of a dynamic segment's members with its total (GET /segments/{id}/contacts).
+# Counts and pages combine in-process bitmaps (storage/bitmap_*.go) once
+# their sets are held; after-a-write and first-count-after-start measure a
+# count whose sets must be read again (one changed set; a fresh process).
 # Each reports ms and CPU ms per count. Seeding a million contacts takes
 # minutes; HERALD_BENCH_SEED_DIR keeps the seeded database between runs.
 set -euo pipefail

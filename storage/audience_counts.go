@@ -13,6 +13,8 @@ const (
 	countValue    = 1
 	countKey      = 2
 	countEvent    = 3
+	// kind 4 (migration 00019): the project's unsubscribed contacts.
+	countUnsubscribed = 4
 )
 
 // storedCount writes the SELECT of one stored count (0 when no row).

@@ -22,7 +22,9 @@ UNION ALL
 SELECT project_id, 2, key, '', COUNT(*) FROM (SELECT DISTINCT project_id, key, contact_id FROM contact_values) GROUP BY project_id, key
 UNION ALL
 SELECT project_id, 3, name, '', COUNT(*) FROM (SELECT DISTINCT project_id, name, contact_id FROM events WHERE contact_id IS NOT NULL)
-GROUP BY project_id, name`
+GROUP BY project_id, name
+UNION ALL
+SELECT project_id, 4, '', '', COUNT(*) FROM contacts WHERE subscribed = 0 GROUP BY project_id`
 
 // checkStoredCounts fails unless audience_counts holds exactly the counts
 // derived from contacts, contact_values and events, with no empty rows.
@@ -90,7 +92,7 @@ func (w *countWrites) one(ctx context.Context, tx *Tx) error {
 			contact = ""
 		}
 		return Event{ID: id, ProjectID: p, ContactID: contact, Name: []string{"purchase", "open", "Purchase"}[w.rng.IntN(3)],
-			Data: json.RawMessage("{}"), CreatedAt: w.now}
+			Data: json.RawMessage("{}"), CreatedAt: w.now.Add(-time.Duration(w.rng.IntN(96)) * time.Hour)}
 	}
 	switch op := w.rng.IntN(20); {
 	case op < 6 || c == "":

@@ -38,6 +38,11 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 // CountAudience counts the audience's contacts.
 func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
 	query, args, ok := a.storedCountSQL()
+	if s, scan := q.(scanQuerier); scan && !ok {
+		if n, ok, err := s.db.bitmapCount(ctx, a); ok || err != nil {
+			return n, err
+		}
+	}
 	if !ok {
 		query, args, ok = a.complementCountSQL()
 	}
@@ -55,6 +60,11 @@ func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
 // AudiencePage returns contacts of the audience, newest first, skipping
 // offset of them: the page lists of GET /segments/{id}/contacts.
 func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
+	if s, scan := q.(scanQuerier); scan {
+		if page, ok, err := s.db.bitmapPage(ctx, a, offset, limit); ok || err != nil {
+			return page, err
+		}
+	}
 	if page, err := audiencePageNewest(ctx, q, a, offset, limit); err != nil || len(page) == limit {
 		return page, err
 	}

@@ -32,6 +32,8 @@ type DB struct {
 	reader *sql.DB // a small pool of read-only connections
 	scan   *sql.DB // read-only connections reading through a memory map (scan.go)
 
+	bitmaps *bitmapCache // sets for counts and member pages (bitmap_cache.go)
+
 	readStmts sync.Map // query text -> *sql.Stmt on the reader pool
 
 	writes   chan *writeRequest
@@ -52,6 +54,9 @@ type Options struct {
 	// OnBatch, when set, is called after each committed transaction with
 	// the number of writes it held (the metrics' write batches).
 	OnBatch func(writes int)
+	// BitmapBudget bounds the memory of segment counts' bitmaps, in bytes;
+	// default BitmapBudget (bitmap_cache.go).
+	BitmapBudget int64
 }
 
 // Open opens (creating if needed) the database in dataDir, applies pending
@@ -150,7 +155,11 @@ func openUnstarted(path string, opts Options) (*DB, error) {
 		reader.Close()
 		return nil, err
 	}
-	return &DB{path: path, writer: writer, reader: reader, scan: scan}, nil
+	budget := opts.BitmapBudget
+	if budget <= 0 {
+		budget = BitmapBudget
+	}
+	return &DB{path: path, writer: writer, reader: reader, scan: scan, bitmaps: newBitmapCache(budget)}, nil
 }
 
 // dsn sets the pragmas on every connection the driver opens. WAL lets
