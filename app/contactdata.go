@@ -25,6 +25,25 @@ type DataInput struct {
 	oneShot map[string]any // rule 4: {value, persistent:false}, used once
 	// rule 3 (empty string ignored) and rule 5 (reserved keys dropped)
 	// leave no trace.
+
+	// setJSON, when not nil, is set encoded as encodeData encodes it: a
+	// contact whose stored data has these very bytes is left unchanged by
+	// Apply, which unchangedFor tells without decoding them.
+	setJSON []byte
+}
+
+// withSetJSON records that setJSON is set's encoding (track has it at hand:
+// it is the event's data when the input has no one-shot values).
+func (d DataInput) withSetJSON(setJSON []byte) DataInput {
+	d.setJSON = setJSON
+	return d
+}
+
+// unchangedFor reports, without decoding stored, that Apply would leave it
+// as it is: stored holds exactly the keys and values that d sets, and d
+// deletes nothing. False means only that Apply must tell.
+func (d DataInput) unchangedFor(stored []byte) bool {
+	return d.setJSON != nil && len(d.del) == 0 && bytes.Equal(stored, d.setJSON)
 }
 
 // ParseData sorts a decoded `data` object by the rules. A nil map is an

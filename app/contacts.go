@@ -125,12 +125,17 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 	if err != nil {
 		return contactChange{}, err
 	}
+	flipped := in.subscribed != nil && *in.subscribed != c.Subscribed
+	if !flipped && in.data.unchangedFor(c.Data) {
+		// The common repeat (the same data tracked again) costs the
+		// single writer no decoding.
+		return contactChange{contact: c}, nil
+	}
 	data, err := decodeData(c.Data)
 	if err != nil {
 		return contactChange{}, err
 	}
 	changed := in.data.Apply(data)
-	flipped := in.subscribed != nil && *in.subscribed != c.Subscribed
 	if flipped {
 		c.Subscribed = *in.subscribed
 	}

@@ -85,6 +85,9 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 	if err != nil {
 		return TrackResult{}, err
 	}
+	if len(data.oneShot) == 0 {
+		data = data.withSetJSON(eventData) // the event's data is then exactly what it sets
+	}
 	var res TrackResult
 	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		change, err := a.upsertContact(ctx, tx, projectID, contactUpsert{

@@ -50,9 +50,21 @@ func (tx *Tx) DeleteContact(ctx context.Context, projectID, id string) (bool, er
 	return n > 0, err
 }
 
-// ContactByEmail finds a contact by its normalised email.
+// ContactByEmail finds a contact by its normalised email. It reads the
+// columns the key does not give (every upsert by email, /v1/track's above
+// all, runs it on the single writer).
 func ContactByEmail(ctx context.Context, q Querier, projectID, email string) (Contact, error) {
-	return scanContact(q.QueryRow(ctx, `SELECT `+contactColumns+` FROM contacts WHERE project_id = ? AND email = ?`, projectID, email))
+	c := Contact{ProjectID: projectID, Email: email}
+	var data string
+	var created, updated int64
+	err := q.QueryRow(ctx, `SELECT id, subscribed, data, created_at, updated_at FROM contacts WHERE project_id = ? AND email = ?`,
+		projectID, email).Scan(&c.ID, &c.Subscribed, &data, &created, &updated)
+	if err != nil {
+		return Contact{}, notFound(err)
+	}
+	c.Data = json.RawMessage(data)
+	c.CreatedAt, c.UpdatedAt = FromMillis(created), FromMillis(updated)
+	return c, nil
 }
 
 // ContactByID finds a contact by id.

@@ -17,6 +17,7 @@ type Tx struct {
 	conn     *sql.Conn
 	stmts    map[string]*sql.Stmt
 	onCommit []func()
+	ctx      context.Context // the writer's, never cancelled: see below
 }
 
 // OnCommit registers f to run after the transaction commits, and never if
@@ -24,14 +25,15 @@ type Tx struct {
 // durability: waking a worker, invalidating a cache.
 func (tx *Tx) OnCommit(f func()) { tx.onCommit = append(tx.onCommit, f) }
 
-// Statements inside a write ignore the cancellation of the caller's
-// context. The driver answers a cancellation by interrupting SQLite, and an
-// interrupted INSERT, UPDATE or DELETE rolls back the whole transaction:
-// every other write of the group would fail with it. A write that has
-// started therefore runs to its end (it is short by contract, and Write
-// waits for it anyway); a write whose context ended before it started does
-// not run at all.
-func detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+// Statements inside a write ignore the caller's context and run under the
+// writer's, which is never cancelled. The driver answers a cancellation by
+// interrupting SQLite, and an interrupted INSERT, UPDATE or DELETE rolls
+// back the whole transaction: every other write of the group would fail
+// with it. A write that has started therefore runs to its end (it is short
+// by contract, and Write waits for it anyway); a write whose context ended
+// before it started does not run at all. The driver reads nothing else from
+// a context, so the caller's is not needed, and not wrapping it saves an
+// allocation per statement on the single writer.
 
 func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := tx.stmts[query]; ok {
@@ -46,8 +48,8 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // Exec runs a statement, prepared once per connection.
-func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx = detach(ctx)
+func (tx *Tx) Exec(_ context.Context, query string, args ...any) (sql.Result, error) {
+	ctx := tx.ctx
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -56,8 +58,8 @@ func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 }
 
 // Query runs a query, prepared once per connection.
-func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx = detach(ctx)
+func (tx *Tx) Query(_ context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx := tx.ctx
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -66,8 +68,8 @@ func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 }
 
 // QueryRow runs a query expected to return at most one row.
-func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx = detach(ctx)
+func (tx *Tx) QueryRow(_ context.Context, query string, args ...any) *sql.Row {
+	ctx := tx.ctx
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
 		return tx.conn.QueryRowContext(ctx, query, args...)
@@ -147,7 +149,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 		return
 	}
 	defer conn.Close()
-	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}}
+	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}, ctx: ctx}
 	defer func() {
 		for _, s := range tx.stmts {
 			s.Close()
@@ -218,7 +220,7 @@ func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
 // rolled back unanswered and commitGroup reports false; a single write is
 // answered with its error.
 func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bool {
-	if _, err := tx.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
 		for _, req := range batch {
 			req.done <- fmt.Errorf("storage: begin: %w", err)
 		}
@@ -253,7 +255,7 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 }
 
 func (db *DB) commit(ctx context.Context, tx *Tx) error {
-	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := tx.Exec(ctx, "COMMIT"); err != nil {
 		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("storage: commit: %w", err)
 	}

@@ -20,8 +20,13 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return replyData(w, http.StatusOK)(s.app.Track(r.Context(), projectID(r),
-		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data}))
+	res, err := s.app.Track(r.Context(), projectID(r),
+		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data})
+	if err != nil {
+		return err
+	}
+	writeTracked(w, res)
+	return nil
 }
 
 type verifyBody struct {
