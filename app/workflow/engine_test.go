@@ -141,3 +141,22 @@ func TestSendEmailStepDeliversToTheSink(t *testing.T) {
 		t.Fatalf("last step %s %s", last.Step.Type, last.Status)
 	}
 }
+
+// A caller that gives no limit gets the default page, not a panic.
+func TestListExecutionsWithoutALimit(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, apptest.Options{Offline: true})
+	ctx := context.Background()
+	w := newWorkflow(t, e, "signup",
+		app.StepInput{Type: ptr(app.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
+	for _, email := range []string{"a@example.com", "b@example.com"} {
+		if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr(email), Event: ptr("signup")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitExecution(t, e, w.ID, storage.ExecWaiting)
+	page, err := e.App.ListExecutions(ctx, e.Project.ID, w.ID, app.ExecutionQuery{})
+	if err != nil || page.HasMore || len(page.Data) == 0 {
+		t.Fatalf("page %+v, %v", page, err)
+	}
+}

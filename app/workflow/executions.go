@@ -93,6 +93,7 @@ func (en *Engine) ListExecutions(ctx context.Context, projectID, workflowID stri
 	if q.Status != "" && !executionStatuses[q.Status] {
 		return paging.Page[Execution]{}, apierr.BadRequest("Unknown status %q: use RUNNING, WAITING, COMPLETED, EXITED, FAILED or CANCELLED", q.Status)
 	}
+	q.Limit = paging.ClampLimit(q.Limit, q.Limit != 0) // a caller without a limit gets the default
 	after, err := paging.DecodeCursor(q.Cursor)
 	if err != nil {
 		return paging.Page[Execution]{}, err
