@@ -3,6 +3,14 @@
 // table of job kinds is job_kinds.go). It knows nothing of HTTP; web calls
 // one method per request and maps the *Error values it returns onto the
 // API's envelope.
+//
+// Big features have sub-packages of their own, each with a package doc
+// that says what it owns: app/workflow (workflows' API and engine, over a
+// Host interface app implements in workflow_host.go), app/message (MIME),
+// app/render (templates), app/verify (address checks), app/password. The
+// error values and pages app's methods answer with are in app/apierr and
+// app/paging, so that sub-packages answer alike. Tests build an App with
+// app/apptest.
 package app
 
 import (
@@ -12,6 +20,7 @@ import (
 
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
@@ -75,8 +84,7 @@ type App struct {
 	budget  *engageBudget      // opens and clicks recorded per project per minute
 	billing *billingLocks
 
-	triggers *workflowTriggers // the workflow engine's table of wanted event names
-	webhooks WebhookOptions
+	workflows *workflow.Engine
 }
 
 // New wires an App and its table of job kinds. Call Run to start the
@@ -111,13 +119,12 @@ func New(o Options) *App {
 
 		metrics: o.Metrics,
 		relay:   &relayHealth{},
-
-		triggers: newWorkflowTriggers(),
-		webhooks: o.Webhooks.withDefaults(),
 	}
 	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
 	a.billing = newBillingLocks()
 	a.keys.now = o.Clock.Now
+	a.workflows = workflow.New(workflow.Options{DB: o.DB, Clock: o.Clock, Log: o.Log, Host: workflowHost{a},
+		Renderer: a.renderer, Webhooks: o.Webhooks})
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
 		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
 	if err != nil {

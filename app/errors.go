@@ -1,97 +1,49 @@
 package app
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/heraldmail/herald/app/apierr"
+
+// The error values app reports to its callers live in app/apierr, so that
+// app's sub-packages answer with the same ones; these are their names here.
 
 // Kind classifies a domain error; web maps each kind to an HTTP status.
-type Kind int
+type Kind = apierr.Kind
 
 // The kinds of error app reports to its callers.
 const (
-	KindBadRequest Kind = iota + 1
-	KindValidation
-	KindUnauthorized
-	KindForbidden
-	KindNotFound
-	KindConflict
-	KindTooLarge
-	KindRateLimited
+	KindBadRequest   = apierr.KindBadRequest
+	KindValidation   = apierr.KindValidation
+	KindUnauthorized = apierr.KindUnauthorized
+	KindForbidden    = apierr.KindForbidden
+	KindNotFound     = apierr.KindNotFound
+	KindConflict     = apierr.KindConflict
+	KindTooLarge     = apierr.KindTooLarge
+	KindRateLimited  = apierr.KindRateLimited
 )
 
 // Error is an error meant for the API client. Anything that is not an
 // *Error is an internal failure: logged, and answered with a generic 500.
-type Error struct {
-	Kind       Kind
-	Code       string // machine-readable code, e.g. CONTACT_NOT_FOUND
-	Message    string
-	Fields     []FieldError   // validation items
-	Details    map[string]any // extra structured context
-	Suggestion string
-	// Plain asks for the bare {error: message} body that a few dashboard
-	// endpoints of the spec use instead of the envelope.
-	Plain bool
-}
-
-func (e *Error) Error() string { return e.Message }
+type Error = apierr.Error
 
 // FieldError is one validation failure at a dot path such as "to.1.email".
-type FieldError struct {
-	Field    string `json:"field"`
-	Message  string `json:"message"`
-	Code     string `json:"code"`
-	Received any    `json:"received,omitempty"`
-}
-
-// AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
-
-// NotFound reports a missing resource with its specific code.
-func NotFound(code, format string, args ...any) *Error {
-	return &Error{Kind: KindNotFound, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// Conflict reports a request that clashes with existing state.
-func Conflict(format string, args ...any) *Error {
-	return &Error{Kind: KindConflict, Code: "CONFLICT", Message: fmt.Sprintf(format, args...)}
-}
-
-// BadRequest reports invalid parameters.
-func BadRequest(format string, args ...any) *Error {
-	return &Error{Kind: KindBadRequest, Code: "BAD_REQUEST", Message: fmt.Sprintf(format, args...)}
-}
-
-// PlainBadRequest is a 400 answered with the bare {error} body.
-func PlainBadRequest(msg string) *Error {
-	return &Error{Kind: KindBadRequest, Code: "BAD_REQUEST", Message: msg, Plain: true}
-}
-
-// Invalid reports validation failures.
-func Invalid(fields ...FieldError) *Error {
-	msg := "Validation failed"
-	if len(fields) == 1 {
-		msg = fields[0].Field + ": " + fields[0].Message
-	}
-	return &Error{Kind: KindValidation, Code: "VALIDATION_ERROR", Message: msg, Fields: fields}
-}
+type FieldError = apierr.FieldError
 
 // Validation collects field errors while checking a request.
-type Validation struct{ Fields []FieldError }
+type Validation = apierr.Validation
 
-// Add records a failure.
-func (v *Validation) Add(field, code, message string, received any) {
-	v.Fields = append(v.Fields, FieldError{Field: field, Code: code, Message: message, Received: received})
-}
+// AsError returns the *Error in err's chain, if any.
+func AsError(err error) (*Error, bool) { return apierr.AsError(err) }
 
-// Err returns the collected failures as an *Error, or nil when there were none.
-func (v *Validation) Err() error {
-	if len(v.Fields) == 0 {
-		return nil
-	}
-	return Invalid(v.Fields...)
-}
+// NotFound reports a missing resource with its specific code.
+func NotFound(code, format string, args ...any) *Error { return apierr.NotFound(code, format, args...) }
+
+// Conflict reports a request that clashes with existing state.
+func Conflict(format string, args ...any) *Error { return apierr.Conflict(format, args...) }
+
+// BadRequest reports invalid parameters.
+func BadRequest(format string, args ...any) *Error { return apierr.BadRequest(format, args...) }
+
+// PlainBadRequest is a 400 answered with the bare {error} body.
+func PlainBadRequest(msg string) *Error { return apierr.PlainBadRequest(msg) }
+
+// Invalid reports validation failures.
+func Invalid(fields ...FieldError) *Error { return apierr.Invalid(fields...) }

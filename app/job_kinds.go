@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/queue"
 )
 
@@ -25,14 +26,14 @@ const (
 	JobCleanup        = "maintenance.cleanup"
 	JobAccounts       = "accounts.upkeep"
 
-	// The workflow engine's kinds (workflow_engine.go): enrolment from
-	// its inbox, the step run for executions due now, the timer for
+	// The workflow engine's kinds (app/workflow): enrolment from its
+	// inbox, the step run for executions due now, the timer for
 	// executions due later (DELAY resumes, WAIT_FOR_EVENT timeouts), and
 	// one job per WEBHOOK step execution with its retries.
-	JobWorkflowEnrol   = "workflow.enrol"
-	JobWorkflowStep    = "workflow.step"
-	JobWorkflowTimer   = "workflow.timer"
-	JobWorkflowWebhook = "workflow.webhook"
+	JobWorkflowEnrol   = workflow.JobEnrol
+	JobWorkflowStep    = workflow.JobStep
+	JobWorkflowTimer   = workflow.JobTimer
+	JobWorkflowWebhook = workflow.JobWebhook
 )
 
 func (a *App) jobLanes(workers int) []queue.Lane {
@@ -96,23 +97,23 @@ func (a *App) jobKinds() []queue.Kind {
 		// executions) that stay for the next job if one gives up, and
 		// each execution they move ends COMPLETED, EXITED or FAILED: a
 		// step's own failure fails its execution, it is not retried.
-		Name: JobWorkflowEnrol, Lane: WorkflowLane, Run: a.runWorkflowEnrol,
+		Name: JobWorkflowEnrol, Lane: WorkflowLane, Run: a.workflows.RunEnrol,
 		Retry:  queue.Retry{MaxAttempts: 10},
-		GiveUp: queue.Then(a.giveUpWorkflowJob),
+		GiveUp: queue.Then(a.workflows.GiveUpJob),
 	}, {
-		Name: JobWorkflowStep, Lane: WorkflowLane, Run: a.runWorkflowDue,
+		Name: JobWorkflowStep, Lane: WorkflowLane, Run: a.workflows.RunDue,
 		Retry:  queue.Retry{MaxAttempts: 10},
-		GiveUp: queue.Then(a.giveUpWorkflowJob),
+		GiveUp: queue.Then(a.workflows.GiveUpJob),
 	}, {
-		Name: JobWorkflowTimer, Lane: WorkflowLane, Run: a.runWorkflowDue,
+		Name: JobWorkflowTimer, Lane: WorkflowLane, Run: a.workflows.RunDue,
 		Retry:  queue.Retry{MaxAttempts: 10},
-		GiveUp: queue.Then(a.giveUpWorkflowJob),
+		GiveUp: queue.Then(a.workflows.GiveUpJob),
 	}, {
 		// A WEBHOOK step: retried after HERALD_WEBHOOK_RETRY_BASE ×1, 2,
 		// 4, 8; given up, the step and its execution are FAILED naming
 		// the last status.
-		Name: JobWorkflowWebhook, Lane: WorkflowLane, Run: a.runWorkflowWebhook,
-		Retry: webhookRetry(a.webhooks), Lease: time.Minute,
-		GiveUp: queue.Then(a.giveUpWebhook),
+		Name: JobWorkflowWebhook, Lane: WorkflowLane, Run: a.workflows.RunWebhook,
+		Retry: a.workflows.WebhookRetry(), Lease: time.Minute,
+		GiveUp: queue.Then(a.workflows.GiveUpWebhook),
 	}}
 }

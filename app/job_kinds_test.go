@@ -1,27 +1,18 @@
 package app_test
 
 import (
-	"context"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/heraldmail/herald/app"
-	"github.com/heraldmail/herald/queue"
-	"github.com/heraldmail/herald/storage"
+	"github.com/heraldmail/herald/app/apptest"
 )
 
 // Every kind of the table says how it ends after its last attempt, and
 // only periodic kinds end by waiting for their next period.
 func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 	t.Parallel()
-	db, err := storage.Open(context.Background(), t.TempDir(), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	a := app.New(app.Options{DB: db, Clock: queue.NewFakeClock(time.Unix(0, 0)), Log: slog.New(slog.DiscardHandler)})
-	kinds := a.Jobs().Kinds()
+	e := apptest.New(t, apptest.Options{Offline: true, NoWorkers: true, NoProject: true})
+	kinds := e.App.Jobs().Kinds()
 	want := map[string]string{
 		app.JobDeliver:        "give-up hook",
 		app.JobCampaignSend:   "give-up hook",

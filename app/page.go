@@ -1,58 +1,27 @@
 package app
 
 import (
-	"errors"
-
+	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/storage"
 )
 
-// Page is one page of a cursor list: {data, cursor, hasMore, total}.
-// Total is counted on the first page only and is 0 on later pages, as the
-// spec says, which spares a count on every page turn.
-type Page[T any] struct {
-	Data    []T    `json:"data"`
-	Cursor  string `json:"cursor"`
-	HasMore bool   `json:"hasMore"`
-	Total   int    `json:"total"`
-}
+// Page is one page of a cursor list: {data, cursor, hasMore, total}
+// (app/paging's, shared with app's sub-packages).
+type Page[T any] = paging.Page[T]
 
 // List limits.
 const (
-	DefaultLimit = 20
-	MaxLimit     = 100
+	DefaultLimit = paging.DefaultLimit
+	MaxLimit     = paging.MaxLimit
 )
 
 // ClampLimit applies the list limit rules: 0 means the default, and any
 // other value is clamped to 1..100.
-func ClampLimit(n int, given bool) int {
-	switch {
-	case !given:
-		return DefaultLimit
-	case n < 1:
-		return 1
-	case n > MaxLimit:
-		return MaxLimit
-	}
-	return n
-}
+func ClampLimit(n int, given bool) int { return paging.ClampLimit(n, given) }
 
-func decodeCursor(s string) (*storage.Cursor, error) {
-	c, err := storage.DecodeCursor(s)
-	if errors.Is(err, storage.ErrBadCursor) {
-		return nil, BadRequest("Invalid cursor: pass the cursor of the previous page unchanged")
-	}
-	return c, err
-}
+func decodeCursor(s string) (*storage.Cursor, error) { return paging.DecodeCursor(s) }
 
 // paginate trims a result fetched with limit+1 rows to a page.
 func paginate[T any](rows []T, limit int, cursorOf func(T) storage.Cursor) Page[T] {
-	p := Page[T]{Data: rows}
-	if p.Data == nil {
-		p.Data = []T{}
-	}
-	if len(rows) > limit {
-		p.Data, p.HasMore = rows[:limit], true
-		p.Cursor = cursorOf(rows[limit-1]).Encode()
-	}
-	return p
+	return paging.Paginate(rows, limit, cursorOf)
 }

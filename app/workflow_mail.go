@@ -6,69 +6,19 @@ import (
 	"errors"
 
 	"github.com/heraldmail/herald/app/message"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/storage"
 )
 
-// preparedMail is a SEND_EMAIL step's email, rendered, built and signed
-// outside the write, or the reason the step fails.
-type preparedMail struct {
-	stepExecID string
-	email      storage.Email
-	queue      bool // false: only record the email as FAILED (unsubscribed contact)
-	output     map[string]any
-	failure    string
-}
-
-// prepareMails prepares the emails of the due executions that stand at a
-// SEND_EMAIL step; only those are read in full.
-func (a *App) prepareMails(ctx context.Context, refs []storage.DueRef) (map[string]*preparedMail, error) {
-	out := map[string]*preparedMail{}
-	var ids []string
-	for _, d := range refs {
-		if d.StepType == StepSendEmail {
-			ids = append(ids, d.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	r := a.db.Reader()
-	due, err := storage.ExecutionsByIDs(ctx, r, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range due {
-		if x.CurrentStep == nil || x.CurrentStep.Type != StepSendEmail {
-			continue // the last step execution started is not an email's
-		}
-		se, err := storage.LastStepExec(ctx, r, x.ID)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if se.Step.Type != StepSendEmail || se.Status != storage.StepRunning {
-			continue
-		}
-		m, err := a.prepareMail(ctx, x, se)
-		if err != nil {
-			return nil, err
-		}
-		out[x.ID] = m
-	}
-	return out, nil
-}
-
-// prepareMail renders a step's template as /v1/send would: the contact's
+// PrepareMail renders a step's template as /v1/send would: the contact's
 // data and Herald's own variables, plus the execution's context as
 // event.<key>. A missing template or contact, an unverified sender domain
 // or a render error is the step's failure, not an error to retry.
-func (a *App) prepareMail(ctx context.Context, x storage.Execution, se storage.StepExecution) (*preparedMail, error) {
-	r := a.db.Reader()
-	m := &preparedMail{stepExecID: se.ID}
-	fail := func(msg string) (*preparedMail, error) {
-		m.failure = msg
+func (h workflowHost) PrepareMail(ctx context.Context, x storage.Execution, se storage.StepExecution) (*workflow.Mail, error) {
+	r := h.a.db.Reader()
+	m := &workflow.Mail{StepExecID: se.ID}
+	fail := func(msg string) (*workflow.Mail, error) {
+		m.Failure = msg
 		return m, nil
 	}
 	st, err := storage.StepByID(ctx, r, se.StepID)
@@ -78,7 +28,7 @@ func (a *App) prepareMail(ctx context.Context, x storage.Execution, se storage.S
 	if err != nil {
 		return nil, err
 	}
-	var c sendEmailConfig
+	var c workflow.SendEmailConfig
 	_ = json.Unmarshal(st.Config, &c)
 	tpl, err := storage.TemplateByID(ctx, r, x.ProjectID, c.TemplateID)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -111,18 +61,18 @@ func (a *App) prepareMail(ctx context.Context, x storage.Execution, se storage.S
 	out.fromDomain = domainOf(out.from.Email)
 	e := storage.Email{ID: newID(), ProjectID: x.ProjectID, TemplateID: tpl.ID, WorkflowID: x.WorkflowID,
 		WorkflowExecutionID: x.ID, WorkflowStepExecutionID: se.ID, MessageID: message.NewMessageID(out.fromDomain),
-		Sender: out.from.Email, Recipient: to, Marketing: out.marketing, Status: storage.EmailPending, CreatedAt: a.now()}
+		Sender: out.from.Email, Recipient: to, Marketing: out.marketing, Status: storage.EmailPending, CreatedAt: h.a.now()}
 	if !custom {
 		e.ContactID = contact.ID
 	}
-	m.output = map[string]any{"emailId": e.ID, "to": to, "templateId": tpl.ID, "status": "SENT"}
+	m.Output = map[string]any{"emailId": e.ID, "to": to, "templateId": tpl.ID, "status": "SENT"}
 	if !custom && out.marketing && !contact.Subscribed {
 		e.Status, e.Subject = storage.EmailFailed, tpl.Subject
-		m.email = e
-		m.output["status"], m.output["reason"] = "FAILED", "The contact is unsubscribed from marketing email"
+		m.Email = e
+		m.Output["status"], m.Output["reason"] = "FAILED", "The contact is unsubscribed from marketing email"
 		return m, nil
 	}
-	if out.signer, err = a.senderSigner(ctx, x.ProjectID, out.from.Email); err != nil {
+	if out.signer, err = h.a.senderSigner(ctx, x.ProjectID, out.from.Email); err != nil {
 		if ae, ok := AsError(err); ok {
 			return fail("Sender domain of " + out.from.Email + " is not verified: " + ae.Message)
 		}
@@ -132,7 +82,7 @@ func (a *App) prepareMail(ctx context.Context, x storage.Execution, se storage.S
 	if err != nil {
 		return nil, err
 	}
-	vars, err := a.renderVars(ctx, x.ProjectID, contact.ID, contact.Email, data)
+	vars, err := h.a.renderVars(ctx, x.ProjectID, contact.ID, contact.Email, data)
 	if err != nil {
 		return nil, err
 	}
@@ -142,21 +92,12 @@ func (a *App) prepareMail(ctx context.Context, x storage.Execution, se storage.S
 	}
 	execVars, _ := decodeData(x.Context)
 	vars["event"] = execVars
-	if err := a.compose(ctx, out, message.Address{Email: to}, &e, vars); err != nil {
+	if err := h.a.compose(ctx, out, message.Address{Email: to}, &e, vars); err != nil {
 		if ae, ok := AsError(err); ok {
 			return fail("The email could not be rendered: " + ae.Message)
 		}
 		return nil, err
 	}
-	m.email, m.queue = e, true
+	m.Email, m.Queue = e, true
 	return m, nil
-}
-
-// commitMail stores a prepared email in the step's write: queued for
-// delivery with its email.sent event, or recorded FAILED.
-func (a *App) commitMail(ctx context.Context, tx *storage.Tx, m *preparedMail) error {
-	if m.queue {
-		return a.queueEmail(ctx, tx, m.email)
-	}
-	return tx.InsertEmail(ctx, m.email)
 }

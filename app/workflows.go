@@ -2,313 +2,115 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"strings"
 
-	"github.com/heraldmail/herald/storage"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
-// Workflow is an automation (contracts/workflows.md). GET /workflows/{id}
-// adds its steps and transitions.
-type Workflow = storage.Workflow
-
-// WorkflowDetail is a workflow with its graph.
-type WorkflowDetail struct {
-	storage.Workflow
-	Steps       []storage.WorkflowStep       `json:"steps"`
-	Transitions []storage.WorkflowTransition `json:"transitions"`
-}
+// Workflows live in app/workflow: the API's graph editing and checks as
+// well as the engine. These are the names web reads and the thin methods
+// it calls; each hands its call to the Engine.
 
 // Workflow trigger types and step types.
 const (
-	TriggerEvent  = "EVENT"
-	TriggerManual = "MANUAL"
+	TriggerEvent  = workflow.TriggerEvent
+	TriggerManual = workflow.TriggerManual
 
-	StepTrigger       = "TRIGGER"
-	StepSendEmail     = "SEND_EMAIL"
-	StepDelay         = "DELAY"
-	StepWaitForEvent  = "WAIT_FOR_EVENT"
-	StepCondition     = "CONDITION"
-	StepWebhook       = "WEBHOOK"
-	StepUpdateContact = "UPDATE_CONTACT"
-	StepExit          = "EXIT"
+	StepTrigger       = workflow.StepTrigger
+	StepSendEmail     = workflow.StepSendEmail
+	StepDelay         = workflow.StepDelay
+	StepWaitForEvent  = workflow.StepWaitForEvent
+	StepCondition     = workflow.StepCondition
+	StepWebhook       = workflow.StepWebhook
+	StepUpdateContact = workflow.StepUpdateContact
+	StepExit          = workflow.StepExit
 )
 
-// WorkflowInput is the body of POST and PATCH /workflows.
-type WorkflowInput struct {
-	Name          *string
-	Description   *string
-	EventName     *string
-	Enabled       *bool
-	AllowReentry  *bool
-	TriggerType   *string
-	TriggerConfig json.RawMessage
-}
+// The types of the workflow API's requests and answers.
+type (
+	Workflow        = workflow.Workflow
+	WorkflowDetail  = workflow.WorkflowDetail
+	WorkflowInput   = workflow.WorkflowInput
+	WorkflowQuery   = workflow.WorkflowQuery
+	Step            = workflow.Step
+	StepInput       = workflow.StepInput
+	Transition      = workflow.Transition
+	TransitionInput = workflow.TransitionInput
+	Execution       = workflow.Execution
+	ExecutionDetail = workflow.ExecutionDetail
+	ExecutionQuery  = workflow.ExecutionQuery
+	StartInput      = workflow.StartInput
+)
 
-func workflowErr(err error) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return NotFound("WORKFLOW_NOT_FOUND", "Workflow not found")
-	}
-	return err
-}
-
-func checkWorkflowName(v *Validation, name *string) string {
-	if name == nil {
-		v.Add("name", "invalid_type", "Required", "undefined")
-		return ""
-	}
-	n := strings.TrimSpace(*name)
-	if n == "" || len([]rune(n)) > 100 {
-		v.Add("name", "too_small", "Name must be 1 to 100 characters", *name)
-	}
-	return n
-}
-
-func checkWorkflowDescription(v *Validation, d *string) *string {
-	if d == nil {
-		return nil
-	}
-	s := strings.TrimSpace(*d)
-	if len([]rune(s)) > 500 {
-		v.Add("description", "too_big", "Description must be at most 500 characters", *d)
-	}
-	return &s
-}
-
-func checkTriggerEvent(v *Validation, field string, name *string) string {
-	if name == nil {
-		v.Add(field, "invalid_type", "Required", "undefined")
-		return ""
-	}
-	n := strings.TrimSpace(*name)
-	if n == "" || len(n) > MaxEventName {
-		v.Add(field, "too_small", "Event name must be 1 to 255 characters", *name)
-	}
-	return n
-}
-
-func triggerConfig(eventName string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"eventName": eventName})
-	return b
-}
-
-func triggerStepName(eventName string) string { return "Trigger: " + eventName }
-
-// CreateWorkflow creates an EVENT workflow with its TRIGGER step.
 func (a *App) CreateWorkflow(ctx context.Context, projectID string, in WorkflowInput) (WorkflowDetail, error) {
-	var v Validation
-	name := checkWorkflowName(&v, in.Name)
-	desc := checkWorkflowDescription(&v, in.Description)
-	event := checkTriggerEvent(&v, "eventName", in.EventName)
-	if err := v.Err(); err != nil {
-		return WorkflowDetail{}, err
-	}
-	now := a.now()
-	w := storage.Workflow{ID: newID(), ProjectID: projectID, Name: name, Description: desc,
-		Enabled: in.Enabled != nil && *in.Enabled, AllowReentry: in.AllowReentry != nil && *in.AllowReentry,
-		TriggerType: TriggerEvent, TriggerConfig: triggerConfig(event), EventName: event, CreatedAt: now, UpdatedAt: now}
-	trigger := storage.WorkflowStep{ID: newID(), WorkflowID: w.ID, Type: StepTrigger, Name: triggerStepName(event),
-		Position: json.RawMessage(`{"x":0,"y":0}`), Config: triggerConfig(event), CreatedAt: now, UpdatedAt: now}
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
-		if err := tx.InsertWorkflow(ctx, w); err != nil {
-			return err
-		}
-		a.workflowChanged(tx, projectID)
-		return tx.InsertStep(ctx, trigger)
-	})
-	return WorkflowDetail{Workflow: w, Steps: []storage.WorkflowStep{trigger}, Transitions: []storage.WorkflowTransition{}}, err
+	return a.workflows.CreateWorkflow(ctx, projectID, in)
 }
 
-// WorkflowQuery is GET /workflows's query.
-type WorkflowQuery struct {
-	Limit   int
-	Cursor  string
-	Search  string
-	Enabled *bool
-}
-
-// ListWorkflows returns one page of workflows, newest first.
 func (a *App) ListWorkflows(ctx context.Context, projectID string, q WorkflowQuery) (Page[Workflow], error) {
-	after, err := decodeCursor(q.Cursor)
-	if err != nil {
-		return Page[Workflow]{}, err
-	}
-	afterID := ""
-	if after != nil {
-		afterID = after.ID
-	}
-	f := storage.WorkflowFilter{ProjectID: projectID, Search: strings.TrimSpace(q.Search), Enabled: q.Enabled}
-	rows, err := storage.ListWorkflows(ctx, a.db.Reader(), f, afterID, q.Limit+1)
-	if err != nil {
-		return Page[Workflow]{}, err
-	}
-	page := paginate(rows, q.Limit, func(w Workflow) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: w.ID} })
-	if after == nil {
-		page.Total, err = storage.CountWorkflows(ctx, a.db.Reader(), f)
-	}
-	return page, err
+	return a.workflows.ListWorkflows(ctx, projectID, q)
 }
 
-// GetWorkflow returns a workflow with its steps and transitions.
 func (a *App) GetWorkflow(ctx context.Context, projectID, id string) (WorkflowDetail, error) {
-	return a.workflowDetail(ctx, a.db.Reader(), projectID, id)
+	return a.workflows.GetWorkflow(ctx, projectID, id)
 }
 
-func (a *App) workflowDetail(ctx context.Context, q storage.Querier, projectID, id string) (WorkflowDetail, error) {
-	w, err := storage.WorkflowByID(ctx, q, projectID, id)
-	if err != nil {
-		return WorkflowDetail{}, workflowErr(err)
-	}
-	d := WorkflowDetail{Workflow: w}
-	if d.Steps, err = storage.WorkflowSteps(ctx, q, id); err != nil {
-		return d, err
-	}
-	if d.Transitions, err = storage.WorkflowTransitions(ctx, q, id); err != nil {
-		return d, err
-	}
-	if d.Steps == nil {
-		d.Steps = []storage.WorkflowStep{}
-	}
-	if d.Transitions == nil {
-		d.Transitions = []storage.WorkflowTransition{}
-	}
-	return d, nil
-}
-
-// UpdateWorkflow changes a workflow's metadata, trigger, enabled flag or
-// re-entry rule.
 func (a *App) UpdateWorkflow(ctx context.Context, projectID, id string, in WorkflowInput) (WorkflowDetail, error) {
-	var d WorkflowDetail
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
-		w, err := storage.WorkflowByID(ctx, tx, projectID, id)
-		if err != nil {
-			return workflowErr(err)
-		}
-		var v Validation
-		if in.Name != nil {
-			w.Name = checkWorkflowName(&v, in.Name)
-		}
-		if in.Description != nil {
-			w.Description = checkWorkflowDescription(&v, in.Description)
-		}
-		trigger, newEvent := a.patchTrigger(&v, &w, in)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if in.Enabled != nil {
-			w.Enabled = *in.Enabled
-		}
-		if in.AllowReentry != nil {
-			w.AllowReentry = *in.AllowReentry
-		}
-		if trigger {
-			if err := a.checkTriggerChange(ctx, tx, w); err != nil {
-				return err
-			}
-			if err := a.reconfigureTrigger(ctx, tx, w.ID, newEvent); err != nil {
-				return err
-			}
-		}
-		w.UpdatedAt = a.now()
-		if err := tx.UpdateWorkflow(ctx, w); err != nil {
-			return err
-		}
-		a.workflowChanged(tx, projectID)
-		d, err = a.workflowDetail(ctx, tx, projectID, id)
-		return err
-	})
-	return d, err
+	return a.workflows.UpdateWorkflow(ctx, projectID, id, in)
 }
 
-// patchTrigger applies a PATCH's trigger fields; it reports whether the
-// trigger changes and the event name of an EVENT trigger.
-func (a *App) patchTrigger(v *Validation, w *storage.Workflow, in WorkflowInput) (bool, string) {
-	typ := w.TriggerType
-	if in.TriggerType != nil {
-		typ = *in.TriggerType
-		if typ != TriggerEvent && typ != TriggerManual {
-			v.Add("triggerType", "invalid_enum_value", "Trigger type must be EVENT or MANUAL", typ)
-			return false, ""
-		}
-	}
-	var cfg struct {
-		EventName *string `json:"eventName"`
-	}
-	hasCfg := len(in.TriggerConfig) > 0 && string(in.TriggerConfig) != "null"
-	if hasCfg {
-		if err := json.Unmarshal(in.TriggerConfig, &cfg); err != nil {
-			v.Add("triggerConfig", "invalid_type", "Trigger config must be an object", string(in.TriggerConfig))
-			return false, ""
-		}
-	}
-	if cfg.EventName == nil && in.EventName != nil {
-		cfg.EventName, hasCfg = in.EventName, true
-	}
-	if in.TriggerType == nil && !hasCfg {
-		return false, ""
-	}
-	if typ == TriggerManual {
-		changed := w.TriggerType != TriggerManual
-		w.TriggerType, w.TriggerConfig, w.EventName = TriggerManual, json.RawMessage(`{}`), ""
-		return changed, ""
-	}
-	event := checkTriggerEvent(v, "triggerConfig.eventName", cfg.EventName)
-	changed := w.TriggerType != TriggerEvent || w.EventName != event
-	w.TriggerType, w.TriggerConfig, w.EventName = TriggerEvent, triggerConfig(event), event
-	return changed, event
-}
-
-// checkTriggerChange refuses to change what starts a workflow under
-// executions that started from the old trigger.
-func (a *App) checkTriggerChange(ctx context.Context, tx *storage.Tx, w storage.Workflow) error {
-	old, err := storage.WorkflowByID(ctx, tx, w.ProjectID, w.ID)
-	if err != nil || !old.Enabled {
-		return err
-	}
-	n, err := storage.CountActiveExecutions(ctx, tx, w.ID)
-	if err == nil && n > 0 {
-		return Conflict("The workflow is enabled and has %d active executions: disable it, or cancel them, before changing its trigger", n)
-	}
-	return err
-}
-
-// reconfigureTrigger renames the TRIGGER step after the trigger's event.
-func (a *App) reconfigureTrigger(ctx context.Context, tx *storage.Tx, workflowID, event string) error {
-	steps, err := storage.WorkflowSteps(ctx, tx, workflowID)
-	if err != nil {
-		return err
-	}
-	for _, st := range steps {
-		if st.Type != StepTrigger {
-			continue
-		}
-		st.Config, st.UpdatedAt = json.RawMessage(`{}`), a.now()
-		st.Name = "Trigger: manual"
-		if event != "" {
-			st.Name, st.Config = triggerStepName(event), triggerConfig(event)
-		}
-		if err := tx.UpdateStep(ctx, st); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// DeleteWorkflow removes a workflow that has no active execution.
 func (a *App) DeleteWorkflow(ctx context.Context, projectID, id string) error {
-	return a.db.Write(ctx, func(tx *storage.Tx) error {
-		if _, err := storage.WorkflowByID(ctx, tx, projectID, id); err != nil {
-			return workflowErr(err)
-		}
-		n, err := storage.CountActiveExecutions(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return Conflict("The workflow has %d active executions: cancel them or let them finish first", n)
-		}
-		a.workflowChanged(tx, projectID)
-		return tx.DeleteWorkflow(ctx, projectID, id)
-	})
+	return a.workflows.DeleteWorkflow(ctx, projectID, id)
+}
+
+func (a *App) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
+	return a.workflows.AddStep(ctx, projectID, workflowID, in)
+}
+
+func (a *App) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
+	return a.workflows.UpdateStep(ctx, projectID, workflowID, stepID, in)
+}
+
+func (a *App) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
+	return a.workflows.DeleteStep(ctx, projectID, workflowID, stepID, splice)
+}
+
+func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
+	return a.workflows.AddTransition(ctx, projectID, workflowID, in)
+}
+
+func (a *App) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
+	return a.workflows.DeleteTransition(ctx, projectID, workflowID, id)
+}
+
+func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
+	return a.workflows.StartExecution(ctx, projectID, workflowID, in)
+}
+
+func (a *App) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (Page[Execution], error) {
+	return a.workflows.ListExecutions(ctx, projectID, workflowID, q)
+}
+
+func (a *App) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
+	return a.workflows.GetExecution(ctx, projectID, workflowID, id)
+}
+
+func (a *App) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
+	return a.workflows.CancelExecution(ctx, projectID, workflowID, id)
+}
+
+func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
+	return a.workflows.CancelAllExecutions(ctx, projectID, workflowID)
+}
+
+// OperatorWorkflows, OperatorWorkflow and OperatorExecutions are the
+// operator's reads across projects.
+func (a *App) OperatorWorkflows(ctx context.Context, projectID string) ([]Workflow, error) {
+	return a.workflows.OperatorWorkflows(ctx, projectID)
+}
+
+func (a *App) OperatorWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
+	return a.workflows.OperatorWorkflow(ctx, id)
+}
+
+func (a *App) OperatorExecutions(ctx context.Context, id string, q ExecutionQuery) (Page[Execution], error) {
+	return a.workflows.OperatorExecutions(ctx, id, q)
 }

@@ -36,7 +36,7 @@ type benchProbe struct {
 }
 
 func startProbe(e *webtest.Env) *benchProbe {
-	p := &benchProbe{env: e, writes0: writeSyscalls(), commits0: e.Commits.Load(), dbWrites0: e.Writes.Load()}
+	p := &benchProbe{env: e, writes0: writeSyscalls(), commits0: e.Counts.Commits.Load(), dbWrites0: e.Counts.Writes.Load()}
 	if path := os.Getenv("HERALD_BENCH_PHASE_PROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.profiling = true
@@ -59,7 +59,7 @@ func (p *benchProbe) stop(b *testing.B, n int) {
 	}
 	if os.Getenv("HERALD_BENCH_IO") != "" {
 		b.Logf("write system calls per message: %.1f", float64(writeSyscalls()-p.writes0)/float64(n))
-		commits, writes := p.env.Commits.Load()-p.commits0, p.env.Writes.Load()-p.dbWrites0
+		commits, writes := p.env.Counts.Commits.Load()-p.commits0, p.env.Counts.Writes.Load()-p.dbWrites0
 		b.Logf("write transactions per message: %.2f, %.2f writes each", float64(commits)/float64(n),
 			float64(writes)/float64(max(commits, 1)))
 	}

@@ -1,23 +1,17 @@
 package dashboard_test
 
 import (
-	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/heraldmail/herald/app"
-	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/app/apptest"
 	"github.com/heraldmail/herald/queue"
-	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/resolver/dnstest"
-	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
-	"github.com/heraldmail/herald/web/webtest"
 )
 
 // herald is a whole Herald on loopback for a browser: the base URL is the
@@ -31,40 +25,21 @@ type herald struct {
 }
 
 // startHerald starts a Herald; each option may change its app.Options.
+// It runs on the real clock: the page reads the browser's, and the two
+// must agree.
 func startHerald(t *testing.T, options ...func(*app.Options)) *herald {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	db, err := storage.Open(ctx, t.TempDir(), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &herald{DB: db, DNS: dnstest.Start(t), Sink: smtptest.Start(t)}
 	ln := listenLoopback(t)
-	h.URL = "http://" + ln.Addr().String()
-	log := slog.New(slog.DiscardHandler)
-	dns := resolver.New(h.DNS.Addr, time.Second)
-	mailer := smtpout.New(smtpout.Config{Hostname: "herald.test", Port: h.Sink.Port,
-		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}},
-		dns, &net.Dialer{}, log)
-	// The real clock: the page reads the browser's, and the two must agree.
-	clock := queue.SystemClock{}
-	opts := app.Options{DB: db, Clock: clock, Log: log, BaseURL: h.URL, DNS: dns, Mailer: mailer, Workers: 2,
-		Verifier: verify.New(verify.Options{DNS: dns, CacheTTL: -1}),
-		Accounts: app.AccountOptions{Password: webtest.FastPasswords}}
-	for _, o := range options {
-		o(&opts)
-	}
-	h.App = app.New(opts)
-	srv := serve(t, ln, web.New(web.Options{App: h.App, Log: log, Clock: clock, Features: map[string]bool{"tracking": true}}))
-	done := make(chan struct{})
-	go func() { defer close(done); _ = h.App.Run(ctx) }()
-	t.Cleanup(func() {
-		srv.Close()
-		cancel()
-		<-done
-		mailer.Close()
-		db.Close()
-	})
+	url := "http://" + ln.Addr().String()
+	e := apptest.New(t, apptest.Options{RealClock: true, NoProject: true, App: func(o *app.Options) {
+		o.BaseURL = url
+		for _, adjust := range options {
+			adjust(o)
+		}
+	}})
+	h := &herald{URL: url, App: e.App, DB: e.DB, DNS: e.DNS, Sink: e.Sink}
+	serve(t, ln, web.New(web.Options{App: h.App, Log: slog.New(slog.DiscardHandler), Clock: queue.SystemClock{},
+		Features: map[string]bool{"tracking": true}}))
 	return h
 }
 

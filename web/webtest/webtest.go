@@ -1,60 +1,41 @@
-// Package webtest starts a whole Herald for a test: a freshly migrated
-// SQLite database in a temp dir, the app on a fake clock, the real HTTP
-// stack behind httptest, a DNS server on loopback and a project with its
-// keys. Tests then call the API as an integrator would.
+// Package webtest starts a whole Herald for a test: app/apptest's app (a
+// freshly migrated SQLite database in a temp dir, the app on a fake clock,
+// a DNS server and an SMTP sink on loopback, a project with its keys)
+// behind the real HTTP stack in httptest. Tests then call the API as an
+// integrator would.
 package webtest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/heraldmail/herald/app"
-	"github.com/heraldmail/herald/app/password"
-	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/app/apptest"
 	"github.com/heraldmail/herald/metrics"
-	"github.com/heraldmail/herald/queue"
-	"github.com/heraldmail/herald/resolver"
-	"github.com/heraldmail/herald/resolver/dnstest"
 	"github.com/heraldmail/herald/smtpout"
-	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
 )
 
-// Env is one running Herald.
+// Env is one running Herald: an apptest.Env (the app, its database, fake
+// clock, DNS server, SMTP sink and project) behind a real HTTP server.
 type Env struct {
-	T     testing.TB
-	DB    *storage.DB
-	App   *app.App
-	Clock *queue.FakeClock
-	DNS   *dnstest.Server
-	Sink  *smtptest.Sink // the mail server every test domain's MX points at
-	// Commits and Writes count the write transactions committed and the
-	// writes they held (the benchmarks' probes report them per message).
-	Commits, Writes atomic.Int64
-	Server          *httptest.Server
-	Project         app.Project
-	cancel          context.CancelFunc
-	done            chan struct{}
-	runCtx          context.Context
+	*apptest.Env
+	Server *httptest.Server
+	// Counts counts the write transactions committed and the writes they
+	// held (the benchmarks' probes report them per message).
+	Counts *WriteCounts
 }
 
-// StartWorkers runs the job dispatcher of an Env made with NoWorkers.
-func (e *Env) StartWorkers() {
-	done := make(chan struct{})
-	e.done = done
-	go func() { defer close(done); _ = e.App.Run(e.runCtx) }()
-}
+// WriteCounts are an Env's committed write transactions and their writes.
+type WriteCounts struct{ Commits, Writes atomic.Int64 }
 
 // Options adjust an Env.
 type Options struct {
@@ -99,51 +80,29 @@ type Options struct {
 
 // FastPasswords are argon2id parameters for tests: same code path, a
 // fraction of the cost.
-var FastPasswords = password.Params{Memory: 256, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+var FastPasswords = apptest.FastPasswords
 
 // Start is a time far from any edge, so that tests read well.
-var Start = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+var Start = apptest.Start
 
 // New starts a Herald and stops it when the test ends.
 func New(t testing.TB, o Options) *Env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &Env{T: t, Clock: queue.NewFakeClock(Start), DNS: dnstest.Start(t), Sink: smtptest.Start(t),
-		cancel: cancel, done: make(chan struct{})}
+	counts := &WriteCounts{}
 	dbOpts := storage.Options{OnBatch: func(writes int) {
-		e.Commits.Add(1)
-		e.Writes.Add(int64(writes))
+		counts.Commits.Add(1)
+		counts.Writes.Add(int64(writes))
 		o.Metrics.WriteBatch(writes) // nil-safe
 	}}
-	db, err := storage.Open(ctx, t.TempDir(), dbOpts)
-	if err != nil {
-		t.Fatal(err)
+	ae := apptest.New(t, apptest.Options{NoWorkers: o.NoWorkers, Storage: dbOpts, Log: o.Log, SMTP: o.SMTP,
+		App: func(a *app.Options) { adjustApp(a, o) }})
+	e := &Env{Env: ae, Counts: counts}
+	if o.Metrics != nil {
+		o.Metrics.Watch(e.App.MetricsSource())
 	}
-	e.DB = db
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
-	}
-	dns := resolver.New(e.DNS.Addr, time.Second)
-	smtpCfg := smtpout.Config{Hostname: "herald.test", Port: e.Sink.Port,
-		Timeouts: smtpout.Timeouts{Connect: 2 * time.Second, Greeting: 2 * time.Second, Command: 2 * time.Second, Data: 5 * time.Second}}
-	if o.SMTP != nil {
-		o.SMTP(&smtpCfg)
-	}
-	mailer := smtpout.New(smtpCfg, dns, &net.Dialer{}, log)
-	t.Cleanup(func() { mailer.Close() })
-	if o.Accounts.Password.Memory == 0 {
-		o.Accounts.Password = FastPasswords
-	}
-	if o.BaseURL == "" {
-		o.BaseURL = "http://herald.test"
-	}
-	e.App = app.New(app.Options{DB: db, Clock: e.Clock, Log: log, BaseURL: o.BaseURL,
-		Verifier: newVerifier(e.DNS.Addr), DNS: dns, Mailer: mailer, Workers: 2, InboundHost: o.InboundHost,
-		SNSFetcher: o.SNSFetcher, Metrics: o.Metrics, Delivery: o.Delivery, Accounts: o.Accounts,
-		Webhooks: webhooks(o.Webhooks, dns), PublicProjectRateLimit: o.PublicProjectRateLimit, RenderWork: o.RenderWork})
-	if o.Metrics != nil {
-		o.Metrics.Watch(e.App.MetricsSource())
 	}
 	var handler http.Handler = web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
@@ -153,38 +112,25 @@ func New(t testing.TB, o Options) *Env {
 		handler = o.Wrap(handler)
 	}
 	e.Server = httptest.NewServer(handler)
-	e.runCtx = ctx
-	if o.NoWorkers {
-		close(e.done)
-	} else {
-		e.StartWorkers()
-	}
-	t.Cleanup(e.stop)
-	if e.Project, err = e.App.CreateProject(ctx, "Test project"); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(e.Server.Close) // before apptest stops the workers and closes the database
 	return e
 }
 
-func (e *Env) stop() {
-	e.Server.Close()
-	e.cancel()
-	<-e.done
-	e.DB.Close()
-}
-
-// lists are parsed once per test binary: they are read-only, and parsing
-// them for every Env would add a second to a package's tests.
-var lists = sync.OnceValue(func() *verify.Lists {
-	l, err := verify.LoadLists()
-	if err != nil {
-		panic(err)
+// adjustApp sets the app options an Env's Options name over apptest's.
+func adjustApp(a *app.Options, o Options) {
+	a.InboundHost, a.SNSFetcher, a.Metrics, a.Delivery = o.InboundHost, o.SNSFetcher, o.Metrics, o.Delivery
+	a.PublicProjectRateLimit, a.RenderWork = o.PublicProjectRateLimit, o.RenderWork
+	if o.BaseURL != "" {
+		a.BaseURL = o.BaseURL
 	}
-	return l
-})
-
-func newVerifier(dnsAddr string) *verify.Verifier {
-	return verify.New(verify.Options{DNS: resolver.New(dnsAddr, time.Second), CacheTTL: -1, Lists: lists()})
+	if o.Accounts.Password.Memory == 0 {
+		o.Accounts.Password = FastPasswords
+	}
+	a.Accounts = o.Accounts
+	if o.Webhooks.Resolver == nil {
+		o.Webhooks.Resolver = a.Webhooks.Resolver
+	}
+	a.Webhooks = o.Webhooks
 }
 
 // Response is a decoded API response.
@@ -284,35 +230,4 @@ func (e *Env) WaitJob(path string) map[string]any {
 	}
 	e.T.Fatalf("job %s did not finish", path)
 	return nil
-}
-
-// RouteMail points a recipient domain's MX at the test's SMTP sink.
-func (e *Env) RouteMail(domain string) {
-	e.DNS.Add(e.T, domain+". 300 IN MX 10 mx."+domain+".", "mx."+domain+". 300 IN A 127.0.0.1")
-}
-
-// AdvanceToRetry waits until a job of the kind is queued for later (a
-// retry after its backoff), then moves the fake clock to that time.
-func (e *Env) AdvanceToRetry(kind string) {
-	e.T.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		next, ok, err := storage.NextRunOfKind(context.Background(), e.DB.Reader(), kind)
-		if err != nil {
-			e.T.Fatal(err)
-		}
-		if now := e.Clock.Now(); ok && next.After(now) {
-			e.Clock.Advance(next.Sub(now))
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	e.T.Fatalf("no %s job was scheduled for later", kind)
-}
-
-func webhooks(o app.WebhookOptions, dns *resolver.Client) app.WebhookOptions {
-	if o.Resolver == nil {
-		o.Resolver = dns
-	}
-	return o
 }

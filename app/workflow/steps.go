@@ -1,10 +1,11 @@
-package app
+package workflow
 
 import (
+	"github.com/heraldmail/herald/app/apierr"
+
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 
 	"github.com/heraldmail/herald/storage"
@@ -23,7 +24,7 @@ type StepInput struct {
 	AutoConnect *bool
 }
 
-func stepNotFound() error { return NotFound("NOT_FOUND", "Step not found") }
+func stepNotFound() error { return apierr.NotFound("NOT_FOUND", "Step not found") }
 
 // workflowStep finds a step of a workflow of the project: the workflow is
 // checked first (WORKFLOW_NOT_FOUND), then the step (NOT_FOUND).
@@ -39,7 +40,7 @@ func workflowStep(ctx context.Context, q storage.Querier, projectID, workflowID,
 	return w, st, err
 }
 
-func checkPosition(v *Validation, raw json.RawMessage) json.RawMessage {
+func checkPosition(v *apierr.Validation, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{"x":0,"y":0}`)
 	}
@@ -55,7 +56,7 @@ func checkPosition(v *Validation, raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func checkStepName(v *Validation, name *string, def string) string {
+func checkStepName(v *apierr.Validation, name *string, def string) string {
 	if name == nil {
 		return def
 	}
@@ -68,18 +69,18 @@ func checkStepName(v *Validation, name *string, def string) string {
 
 // AddStep adds a step and, unless autoConnect is false, links to it the
 // newest step that has a free way out.
-func (a *App) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
+func (en *Engine) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
 	var st Step
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)
 		}
-		var v Validation
+		var v apierr.Validation
 		typ := ""
 		if in.Type == nil {
 			v.Add("type", "invalid_type", "Required", "undefined")
 		} else if typ = *in.Type; typ == StepTrigger {
-			return BadRequest("A workflow has exactly one TRIGGER step, made with the workflow")
+			return apierr.BadRequest("A workflow has exactly one TRIGGER step, made with the workflow")
 		} else if !stepTypes[typ] {
 			v.Add("type", "invalid_enum_value", "Type must be one of SEND_EMAIL, DELAY, WAIT_FOR_EVENT, CONDITION, WEBHOOK, UPDATE_CONTACT, EXIT", typ)
 		}
@@ -88,21 +89,21 @@ func (a *App) AddStep(ctx context.Context, projectID, workflowID string, in Step
 		if err := v.Err(); err != nil {
 			return err
 		}
-		cfg, tpl, err := a.checkStepConfig(ctx, tx, projectID, typ, in.Config, in.TemplateID)
+		cfg, tpl, err := en.checkStepConfig(ctx, tx, projectID, typ, in.Config, in.TemplateID)
 		if err != nil {
 			return err
 		}
-		now := a.now()
+		now := en.now()
 		st = Step{ID: newID(), WorkflowID: workflowID, Type: typ, Name: name, Position: pos, Config: cfg,
 			TemplateID: tpl, CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertStep(ctx, st); err != nil {
 			return err
 		}
-		a.workflowChanged(tx, projectID)
+		en.changed(tx, projectID)
 		if in.AutoConnect != nil && !*in.AutoConnect {
 			return nil
 		}
-		return a.autoConnect(ctx, tx, workflowID, st)
+		return en.autoConnect(ctx, tx, workflowID, st)
 	})
 	return st, err
 }
@@ -110,22 +111,22 @@ func (a *App) AddStep(ctx context.Context, projectID, workflowID string, in Step
 // autoConnect links to a new step the newest other non-EXIT step with no
 // outgoing transition: a CONDITION by its yes branch (a multi one by its
 // first), a WAIT_FOR_EVENT by EVENT and, if it has a timeout, TIMEOUT too.
-func (a *App) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string, to Step) error {
-	g, err := loadGraph(ctx, tx, workflowID)
+func (en *Engine) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string, to Step) error {
+	g, err := LoadGraph(ctx, tx, workflowID)
 	if err != nil {
 		return err
 	}
-	for i := len(g.steps) - 1; i >= 0; i-- {
-		from := g.steps[i]
-		if from.ID == to.ID || from.Type == StepExit || len(g.out[from.ID]) > 0 {
+	for i := len(g.Steps) - 1; i >= 0; i-- {
+		from := g.Steps[i]
+		if from.ID == to.ID || from.Type == StepExit || len(g.Out[from.ID]) > 0 {
 			continue
 		}
-		now := a.now()
+		now := en.now()
 		edge := storage.WorkflowTransition{WorkflowID: workflowID, FromStepID: from.ID, ToStepID: to.ID, CreatedAt: now}
 		var edges []storage.WorkflowTransition
 		switch from.Type {
 		case StepCondition:
-			var c conditionConfig
+			var c ConditionConfig
 			_ = json.Unmarshal(from.Config, &c)
 			b := "yes"
 			if c.Mode == "multi" && len(c.Branches) > 0 {
@@ -137,7 +138,7 @@ func (a *App) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string
 			ev := "EVENT"
 			edge.WaitOutcome = &ev
 			edges = append(edges, edge)
-			var c waitConfig
+			var c WaitConfig
 			_ = json.Unmarshal(from.Config, &c)
 			if c.Timeout != nil {
 				timeout := "TIMEOUT"
@@ -161,14 +162,14 @@ func (a *App) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string
 
 // UpdateStep changes a step's name, position, config or template; its
 // type is fixed.
-func (a *App) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
+func (en *Engine) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
 	var st Step
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		if _, st, err = workflowStep(ctx, tx, projectID, workflowID, stepID); err != nil {
 			return err
 		}
-		var v Validation
+		var v apierr.Validation
 		if in.Type != nil && *in.Type != st.Type {
 			v.Add("type", "immutable", "A step's type cannot change: add a new step", *in.Type)
 		}
@@ -180,7 +181,7 @@ func (a *App) UpdateStep(ctx context.Context, projectID, workflowID, stepID stri
 			return err
 		}
 		if st.Type == StepTrigger && (len(in.Config) > 0 || in.TemplateID != nil) {
-			return BadRequest("The TRIGGER step follows the workflow's trigger: PATCH the workflow's triggerConfig")
+			return apierr.BadRequest("The TRIGGER step follows the workflow's trigger: PATCH the workflow's triggerConfig")
 		}
 		if st.Type != StepTrigger && (len(in.Config) > 0 || in.TemplateID != nil) {
 			cfg := in.Config
@@ -191,12 +192,12 @@ func (a *App) UpdateStep(ctx context.Context, projectID, workflowID, stepID stri
 			if st.Type == StepSendEmail && tpl != nil && len(in.Config) == 0 {
 				cfg = withoutKey(cfg, "templateId")
 			}
-			if st.Config, st.TemplateID, err = a.checkStepConfig(ctx, tx, projectID, st.Type, cfg, tpl); err != nil {
+			if st.Config, st.TemplateID, err = en.checkStepConfig(ctx, tx, projectID, st.Type, cfg, tpl); err != nil {
 				return err
 			}
 		}
-		st.UpdatedAt = a.now()
-		a.workflowChanged(tx, projectID)
+		st.UpdatedAt = en.now()
+		en.changed(tx, projectID)
 		return tx.UpdateStep(ctx, st)
 	})
 	return st, err
@@ -214,31 +215,31 @@ func withoutKey(raw json.RawMessage, key string) json.RawMessage {
 
 // DeleteStep removes a step and every step reachable from it, or with
 // splice only the step, its incoming transitions moved to its child.
-func (a *App) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
-	return a.db.Write(ctx, func(tx *storage.Tx) error {
+func (en *Engine) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
+	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		_, st, err := workflowStep(ctx, tx, projectID, workflowID, stepID)
 		if err != nil {
 			return err
 		}
 		if st.Type == StepTrigger {
-			return BadRequest("The TRIGGER step cannot be deleted")
+			return apierr.BadRequest("The TRIGGER step cannot be deleted")
 		}
-		g, err := loadGraph(ctx, tx, workflowID)
+		g, err := LoadGraph(ctx, tx, workflowID)
 		if err != nil {
 			return err
 		}
-		a.workflowChanged(tx, projectID)
+		en.changed(tx, projectID)
 		if !splice {
-			return tx.DeleteSteps(ctx, g.reachable(st.ID))
+			return tx.DeleteSteps(ctx, g.Reachable(st.ID))
 		}
 		if st.Type == StepCondition || st.Type == StepWaitForEvent {
-			return BadRequest("A %s step has several ways out and cannot be spliced out: delete it with what follows", st.Type)
+			return apierr.BadRequest("A %s step has several ways out and cannot be spliced out: delete it with what follows", st.Type)
 		}
 		var incoming []string
-		for _, t := range g.in[st.ID] {
+		for _, t := range g.In[st.ID] {
 			incoming = append(incoming, t.ID)
 		}
-		if out := g.out[st.ID]; len(out) > 0 {
+		if out := g.Out[st.ID]; len(out) > 0 {
 			if err := tx.MoveTransitionsTo(ctx, incoming, out[0].ToStepID); err != nil {
 				return err
 			}
@@ -247,51 +248,4 @@ func (a *App) DeleteStep(ctx context.Context, projectID, workflowID, stepID stri
 		}
 		return tx.DeleteSteps(ctx, []string{st.ID})
 	})
-}
-
-// graph is a workflow's steps and transitions, indexed.
-type graph struct {
-	steps []storage.WorkflowStep // oldest first
-	byID  map[string]storage.WorkflowStep
-	out   map[string][]storage.WorkflowTransition
-	in    map[string][]storage.WorkflowTransition
-}
-
-func loadGraph(ctx context.Context, q storage.Querier, workflowID string) (*graph, error) {
-	steps, err := storage.WorkflowSteps(ctx, q, workflowID)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := storage.WorkflowTransitions(ctx, q, workflowID)
-	if err != nil {
-		return nil, err
-	}
-	g := &graph{steps: steps, byID: map[string]storage.WorkflowStep{},
-		out: map[string][]storage.WorkflowTransition{}, in: map[string][]storage.WorkflowTransition{}}
-	for _, s := range steps {
-		g.byID[s.ID] = s
-	}
-	for _, t := range ts {
-		g.out[t.FromStepID] = append(g.out[t.FromStepID], t)
-		g.in[t.ToStepID] = append(g.in[t.ToStepID], t)
-	}
-	for _, out := range g.out { // the engine takes the highest priority first, then the oldest
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Priority > out[j].Priority })
-	}
-	return g, nil
-}
-
-// reachable lists a step and every step reachable from it.
-func (g *graph) reachable(from string) []string {
-	seen := map[string]bool{from: true}
-	order := []string{from}
-	for i := 0; i < len(order); i++ {
-		for _, t := range g.out[order[i]] {
-			if !seen[t.ToStepID] {
-				seen[t.ToStepID] = true
-				order = append(order, t.ToStepID)
-			}
-		}
-	}
-	return order
 }

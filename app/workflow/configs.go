@@ -1,6 +1,8 @@
-package app
+package workflow
 
 import (
+	"github.com/heraldmail/herald/app/apierr"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -29,52 +31,6 @@ var conditionOps = map[string]bool{"equals": false, "notEquals": false, "contain
 	"greaterThan": false, "lessThan": false, "greaterThanOrEqual": false, "lessThanOrEqual": false,
 	"exists": true, "notExists": true}
 
-// Typed step configs, as stored.
-type (
-	sendEmailConfig struct {
-		TemplateID string         `json:"templateId"`
-		Recipient  *recipientRule `json:"recipient,omitempty"`
-	}
-	recipientRule struct {
-		Type        string `json:"type"`
-		CustomEmail string `json:"customEmail,omitempty"`
-	}
-	delayConfig struct {
-		Amount float64 `json:"amount"`
-		Unit   string  `json:"unit"`
-	}
-	waitConfig struct {
-		EventName string `json:"eventName"`
-		Timeout   *int64 `json:"timeout,omitempty"`
-	}
-	conditionConfig struct {
-		Mode     string            `json:"mode,omitempty"`
-		Field    string            `json:"field"`
-		Operator string            `json:"operator,omitempty"`
-		Value    any               `json:"value,omitempty"`
-		Branches []conditionBranch `json:"branches,omitempty"`
-	}
-	conditionBranch struct {
-		ID       string `json:"id"`
-		Name     string `json:"name,omitempty"`
-		Operator string `json:"operator"`
-		Value    any    `json:"value,omitempty"`
-	}
-	webhookConfig struct {
-		URL     string            `json:"url"`
-		Method  string            `json:"method"`
-		Headers map[string]string `json:"headers,omitempty"`
-		Body    any               `json:"body,omitempty"`
-	}
-	updateConfig struct {
-		Updates            map[string]any `json:"updates,omitempty"`
-		SubscriptionAction string         `json:"subscriptionAction,omitempty"`
-	}
-	exitConfig struct {
-		Reason string `json:"reason,omitempty"`
-	}
-)
-
 func decodeConfig(raw json.RawMessage) (map[string]any, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, true
@@ -88,15 +44,10 @@ func decodeConfig(raw json.RawMessage) (map[string]any, bool) {
 	return m, true
 }
 
-func (c delayConfig) duration() time.Duration {
-	u, _ := unitLength(c.Unit)
-	return time.Duration(c.Amount * float64(u))
-}
-
 // checkStepConfig validates a step's config for its type and returns it
 // normalised, with the template it sends (SEND_EMAIL).
-func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID, typ string, raw json.RawMessage, templateID *string) (json.RawMessage, *string, error) {
-	var v Validation
+func (en *Engine) checkStepConfig(ctx context.Context, q storage.Querier, projectID, typ string, raw json.RawMessage, templateID *string) (json.RawMessage, *string, error) {
+	var v apierr.Validation
 	m, ok := decodeConfig(raw)
 	if !ok {
 		v.Add("config", "invalid_type", "Config must be an object", string(raw))
@@ -109,7 +60,7 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 	var out any
 	switch typ {
 	case StepSendEmail:
-		c := sendEmailConfig{}
+		c := SendEmailConfig{}
 		c.TemplateID, _ = str("templateId")
 		if c.TemplateID == "" && templateID != nil {
 			c.TemplateID = *templateID
@@ -118,7 +69,7 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 			v.Add("config.templateId", "invalid_type", "Required", "undefined")
 		}
 		if r, ok := m["recipient"].(map[string]any); ok {
-			rule := recipientRule{Type: "CONTACT"}
+			rule := RecipientRule{Type: "CONTACT"}
 			if t, ok := r["type"].(string); ok {
 				rule.Type = t
 			}
@@ -129,7 +80,7 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 				if strings.TrimSpace(ce) == "" {
 					v.Add("config.recipient.customEmail", "invalid_type", "A CUSTOM recipient needs customEmail", "undefined")
 				} else {
-					rule.CustomEmail = checkEmail(&v, "config.recipient.customEmail", ce)
+					rule.CustomEmail = en.host.CheckEmail(&v, "config.recipient.customEmail", ce)
 				}
 			default:
 				v.Add("config.recipient.type", "invalid_enum_value", "Recipient type must be CONTACT or CUSTOM", r["type"])
@@ -146,27 +97,27 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 		}
 		templateID, out = &c.TemplateID, c
 	case StepDelay:
-		c := delayConfig{}
-		n, ok := wfNumber(m["amount"])
+		c := DelayConfig{}
+		n, ok := Number(m["amount"])
 		if !ok || n <= 0 {
 			v.Add("config.amount", "too_small", "Amount must be a number greater than 0", m["amount"])
 		}
 		c.Amount = n
 		c.Unit, _ = str("unit")
-		if _, ok := unitLength(c.Unit); !ok {
+		if _, ok := UnitLength(c.Unit); !ok {
 			v.Add("config.unit", "invalid_enum_value", "Unit must be seconds, minutes, hours or days", m["unit"])
-		} else if ok && n > 0 && c.duration() > maxDelay {
+		} else if ok && n > 0 && c.Duration() > maxDelay {
 			v.Add("config.amount", "too_big", "A delay is at most 365 days", m["amount"])
 		}
 		out = c
 	case StepWaitForEvent:
-		c := waitConfig{}
+		c := WaitConfig{}
 		c.EventName, _ = str("eventName")
 		if c.EventName == "" || len(c.EventName) > MaxEventName {
 			v.Add("config.eventName", "too_small", "Event name must be 1 to 255 characters", m["eventName"])
 		}
 		if t, present := m["timeout"]; present && t != nil {
-			n, ok := wfNumber(t)
+			n, ok := Number(t)
 			if !ok || n != float64(int64(n)) || n < 1 || n > maxWaitTimeout {
 				v.Add("config.timeout", "invalid_value", "Timeout must be a whole number of seconds from 1 to 31536000", t)
 			} else {
@@ -180,9 +131,9 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 	case StepWebhook:
 		out = checkWebhookConfig(&v, m)
 	case StepUpdateContact:
-		out = checkUpdateConfig(&v, m)
+		out = en.checkUpdateConfig(&v, m)
 	case StepExit:
-		c := exitConfig{}
+		c := ExitConfig{}
 		if r, present := m["reason"]; present && r != nil {
 			s, ok := r.(string)
 			if !ok {
@@ -204,8 +155,8 @@ func (a *App) checkStepConfig(ctx context.Context, q storage.Querier, projectID,
 	return b, templateID, err
 }
 
-func checkConditionConfig(v *Validation, m map[string]any) conditionConfig {
-	c := conditionConfig{}
+func checkConditionConfig(v *apierr.Validation, m map[string]any) ConditionConfig {
+	c := ConditionConfig{}
 	c.Field, _ = m["field"].(string)
 	if strings.TrimSpace(c.Field) == "" {
 		v.Add("config.field", "invalid_type", "Required", m["field"])
@@ -221,7 +172,7 @@ func checkConditionConfig(v *Validation, m map[string]any) conditionConfig {
 		for i, b := range list {
 			obj, _ := b.(map[string]any)
 			path := "config.branches." + itoa(i)
-			br := conditionBranch{}
+			br := ConditionBranch{}
 			br.ID, _ = obj["id"].(string)
 			br.Name, _ = obj["name"].(string)
 			br.Operator, _ = obj["operator"].(string)
@@ -243,7 +194,7 @@ func checkConditionConfig(v *Validation, m map[string]any) conditionConfig {
 	return c
 }
 
-func checkConditionOp(v *Validation, prefix, op string, obj map[string]any) {
+func checkConditionOp(v *apierr.Validation, prefix, op string, obj map[string]any) {
 	valueless, ok := conditionOps[op]
 	if !ok {
 		v.Add(prefix+"operator", "invalid_enum_value", "Operator must be one of equals, notEquals, contains, notContains, "+
@@ -255,8 +206,8 @@ func checkConditionOp(v *Validation, prefix, op string, obj map[string]any) {
 	}
 }
 
-func checkWebhookConfig(v *Validation, m map[string]any) webhookConfig {
-	c := webhookConfig{Method: "POST"}
+func checkWebhookConfig(v *apierr.Validation, m map[string]any) WebhookConfig {
+	c := WebhookConfig{Method: "POST"}
 	c.URL, _ = m["url"].(string)
 	u, err := url.Parse(strings.TrimSpace(c.URL))
 	if c.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -288,15 +239,15 @@ func checkWebhookConfig(v *Validation, m map[string]any) webhookConfig {
 	return c
 }
 
-func checkUpdateConfig(v *Validation, m map[string]any) updateConfig {
-	c := updateConfig{}
+func (en *Engine) checkUpdateConfig(v *apierr.Validation, m map[string]any) UpdateConfig {
+	c := UpdateConfig{}
 	if u, present := m["updates"]; present && u != nil {
 		obj, ok := u.(map[string]any)
 		if !ok {
 			v.Add("config.updates", "invalid_type", "Updates must be an object", u)
 		}
 		for k := range obj {
-			if isReservedKey(k) {
+			if en.host.IsReservedKey(k) {
 				v.Add("config.updates."+k, "reserved_key", "\""+k+"\" is a reserved contact field", k)
 			}
 		}
@@ -319,20 +270,4 @@ func checkUpdateConfig(v *Validation, m map[string]any) updateConfig {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
-}
-
-// wfNumber reads a number of a config or of contact or event data.
-func wfNumber(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	}
-	return 0, false
 }

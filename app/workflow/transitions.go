@@ -1,6 +1,8 @@
-package app
+package workflow
 
 import (
+	"github.com/heraldmail/herald/app/apierr"
+
 	"context"
 	"encoding/json"
 	"slices"
@@ -23,13 +25,13 @@ type TransitionInput struct {
 
 // AddTransition links two steps of a workflow, refusing any edge that
 // would make the graph something the engine cannot run.
-func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
+func (en *Engine) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
 	var t Transition
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)
 		}
-		var v Validation
+		var v apierr.Validation
 		if in.FromStepID == nil || *in.FromStepID == "" {
 			v.Add("fromStepId", "invalid_type", "Required", "undefined")
 		}
@@ -53,20 +55,20 @@ func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, i
 		if err := v.Err(); err != nil {
 			return err
 		}
-		g, err := loadGraph(ctx, tx, workflowID)
+		g, err := LoadGraph(ctx, tx, workflowID)
 		if err != nil {
 			return err
 		}
-		from, ok1 := g.byID[*in.FromStepID]
-		to, ok2 := g.byID[*in.ToStepID]
+		from, ok1 := g.ByID[*in.FromStepID]
+		to, ok2 := g.ByID[*in.ToStepID]
 		if !ok1 || !ok2 {
-			return NotFound("NOT_FOUND", "Step not found in this workflow")
+			return apierr.NotFound("NOT_FOUND", "Step not found in this workflow")
 		}
-		if err := g.checkEdge(from, to, branch, in.WaitOutcome); err != nil {
+		if err := checkEdge(g, from, to, branch, in.WaitOutcome); err != nil {
 			return err
 		}
 		t = Transition{ID: newID(), WorkflowID: workflowID, FromStepID: from.ID, ToStepID: to.ID,
-			Branch: branch, WaitOutcome: in.WaitOutcome, CreatedAt: a.now()}
+			Branch: branch, WaitOutcome: in.WaitOutcome, CreatedAt: en.now()}
 		if from.Type != StepCondition {
 			t.Branch = nil
 		}
@@ -82,42 +84,42 @@ func (a *App) AddTransition(ctx context.Context, projectID, workflowID string, i
 }
 
 // checkEdge reports, as a 400, what is wrong with an edge from -> to.
-func (g *graph) checkEdge(from, to storage.WorkflowStep, branch, outcome *string) error {
+func checkEdge(g *Graph, from, to storage.WorkflowStep, branch, outcome *string) error {
 	switch {
 	case from.ID == to.ID:
-		return BadRequest("A step cannot link to itself")
-	case slices.Contains(g.reachable(to.ID), from.ID):
-		return BadRequest("This transition would make a cycle")
+		return apierr.BadRequest("A step cannot link to itself")
+	case slices.Contains(g.Reachable(to.ID), from.ID):
+		return apierr.BadRequest("This transition would make a cycle")
 	case to.Type == StepTrigger:
-		return BadRequest("Nothing can link into the TRIGGER step")
+		return apierr.BadRequest("Nothing can link into the TRIGGER step")
 	case from.Type == StepExit:
-		return BadRequest("An EXIT step ends the execution: nothing can follow it")
+		return apierr.BadRequest("An EXIT step ends the execution: nothing can follow it")
 	case branch != nil && from.Type != StepCondition:
-		return BadRequest("Only transitions from a CONDITION step take a branch")
+		return apierr.BadRequest("Only transitions from a CONDITION step take a branch")
 	case outcome != nil && from.Type != StepWaitForEvent:
-		return BadRequest("Only transitions from a WAIT_FOR_EVENT step take a waitOutcome")
+		return apierr.BadRequest("Only transitions from a WAIT_FOR_EVENT step take a waitOutcome")
 	}
-	out := g.out[from.ID]
+	out := g.Out[from.ID]
 	switch from.Type {
 	case StepCondition:
 		return checkBranch(from, out, branch)
 	case StepWaitForEvent:
 		if outcome == nil {
-			return BadRequest("A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT")
+			return apierr.BadRequest("A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT")
 		}
 		for _, t := range out {
 			if t.WaitOutcome != nil && *t.WaitOutcome == *outcome {
-				return BadRequest("The %s outcome of this step is already linked", *outcome)
+				return apierr.BadRequest("The %s outcome of this step is already linked", *outcome)
 			}
 		}
-		var c waitConfig
+		var c WaitConfig
 		_ = json.Unmarshal(from.Config, &c)
 		if *outcome == "TIMEOUT" && c.Timeout == nil {
-			return BadRequest("This WAIT_FOR_EVENT step has no timeout: it has no TIMEOUT outcome")
+			return apierr.BadRequest("This WAIT_FOR_EVENT step has no timeout: it has no TIMEOUT outcome")
 		}
 	default:
 		if len(out) > 0 {
-			return BadRequest("A %s step has one way out, and it is already linked", from.Type)
+			return apierr.BadRequest("A %s step has one way out, and it is already linked", from.Type)
 		}
 	}
 	return nil
@@ -125,9 +127,9 @@ func (g *graph) checkEdge(from, to storage.WorkflowStep, branch, outcome *string
 
 func checkBranch(from storage.WorkflowStep, out []storage.WorkflowTransition, branch *string) error {
 	if branch == nil || *branch == "" {
-		return BadRequest("A transition from a CONDITION step needs a branch")
+		return apierr.BadRequest("A transition from a CONDITION step needs a branch")
 	}
-	var c conditionConfig
+	var c ConditionConfig
 	_ = json.Unmarshal(from.Config, &c)
 	valid := []string{"yes", "no"}
 	if c.Mode == "multi" {
@@ -137,25 +139,25 @@ func checkBranch(from storage.WorkflowStep, out []storage.WorkflowTransition, br
 		}
 	}
 	if !slices.Contains(valid, *branch) {
-		return BadRequest("Unknown branch %q: this step's branches are %v", *branch, valid)
+		return apierr.BadRequest("Unknown branch %q: this step's branches are %v", *branch, valid)
 	}
 	for _, t := range out {
 		if t.Branch != nil && *t.Branch == *branch {
-			return BadRequest("The %q branch of this step is already linked", *branch)
+			return apierr.BadRequest("The %q branch of this step is already linked", *branch)
 		}
 	}
 	return nil
 }
 
 // DeleteTransition removes a transition.
-func (a *App) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
-	return a.db.Write(ctx, func(tx *storage.Tx) error {
+func (en *Engine) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
+	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)
 		}
 		ok, err := tx.DeleteTransition(ctx, workflowID, id)
 		if err == nil && !ok {
-			return NotFound("NOT_FOUND", "Transition not found")
+			return apierr.NotFound("NOT_FOUND", "Transition not found")
 		}
 		return err
 	})

@@ -1,4 +1,4 @@
-package app
+package workflow
 
 import (
 	"context"
@@ -10,11 +10,7 @@ import (
 	"github.com/heraldmail/herald/storage"
 )
 
-// ReasonWorkflow is the reason of contact.* events an UPDATE_CONTACT step
-// causes.
-const ReasonWorkflow = "workflow"
-
-func (a *App) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
+func (en *Engine) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
 	var c storage.Contact
 	var err error
 	if r.contacts != nil {
@@ -30,12 +26,12 @@ func (a *App) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (stora
 
 // updateContactStep merges the step's updates into the contact's data (a
 // null deletes a key) and applies its subscription action.
-func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep) (map[string]any, error) {
-	var cfg updateConfig
+func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep) (map[string]any, error) {
+	var cfg UpdateConfig
 	if err := json.Unmarshal(st.Config, &cfg); err != nil {
 		return nil, failStep("The step's config is unreadable: %v", err)
 	}
-	c, err := a.runContact(ctx, tx, r)
+	c, err := en.runContact(ctx, tx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +39,7 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 	if err != nil {
 		return nil, err
 	}
-	changed := ParseData(cfg.Updates).Apply(data)
+	changed := en.host.ApplyData(data, cfg.Updates)
 	flipped := false
 	switch cfg.SubscriptionAction {
 	case "subscribe":
@@ -54,7 +50,7 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 		c.Subscribed = false
 	}
 	if changed || flipped {
-		now := a.now()
+		now := en.now()
 		c.Data, c.UpdatedAt = encodeData(data), now
 		if r.out != nil && r.contacts != nil { // a batch: its copy of the contact serves its later reads
 			if err := r.out.UpdateContactData(ctx, c, flipped); err != nil {
@@ -65,7 +61,7 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 			return nil, err
 		}
 		if flipped {
-			if err := a.emitSubscription(ctx, tx, c, ReasonWorkflow, now); err != nil {
+			if err := en.host.EmitSubscription(ctx, tx, c, ReasonWorkflow, now); err != nil {
 				return nil, err
 			}
 		}
@@ -75,20 +71,20 @@ func (a *App) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun,
 
 // evalCondition picks a CONDITION step's branch: yes or no, or for a multi
 // condition the id of the first branch that matches, else default.
-func (a *App) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c conditionConfig) (string, error) {
-	value, err := a.conditionField(ctx, tx, r, c.Field)
+func (en *Engine) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c ConditionConfig) (string, error) {
+	value, err := en.conditionField(ctx, tx, r, c.Field)
 	if err != nil {
 		return "", err
 	}
 	if c.Mode == "multi" {
 		for _, b := range c.Branches {
-			if matchCondition(value, b.Operator, b.Value) {
+			if MatchCondition(value, b.Operator, b.Value) {
 				return b.ID, nil
 			}
 		}
 		return "default", nil
 	}
-	if matchCondition(value, c.Operator, c.Value) {
+	if MatchCondition(value, c.Operator, c.Value) {
 		return "yes", nil
 	}
 	return "no", nil
@@ -97,12 +93,12 @@ func (a *App) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c c
 // conditionField reads a field as segment filters name it: email,
 // subscribed and data.<key> of the contact (contact. prefix allowed), and
 // event.<key> of the execution's context. nil is "no value".
-func (a *App) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
+func (en *Engine) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
 	if key, ok := strings.CutPrefix(field, "event."); ok {
 		return r.context()[key], nil
 	}
 	f := strings.TrimPrefix(field, "contact.")
-	c, err := a.runContact(ctx, tx, r)
+	c, err := en.runContact(ctx, tx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +120,10 @@ func (a *App) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, fi
 	return data[f], nil
 }
 
-// matchCondition applies an operator: numbers compare as numbers, dates as
+// MatchCondition applies an operator: numbers compare as numbers, dates as
 // dates, anything else as text (contains ignores case, as segment filters
 // do).
-func matchCondition(v any, op string, want any) bool {
+func MatchCondition(v any, op string, want any) bool {
 	present := v != nil && v != ""
 	switch op {
 	case "exists":
@@ -174,7 +170,7 @@ func textOf(v any) string {
 	case json.Number:
 		return x.String()
 	}
-	if f, ok := wfNumber(v); ok {
+	if f, ok := Number(v); ok {
 		return fmt.Sprint(f)
 	}
 	b, _ := json.Marshal(v)
@@ -182,12 +178,12 @@ func textOf(v any) string {
 }
 
 func valuesEqual(v, want any) bool {
-	if a, ok := wfNumber(v); ok {
-		if b, ok := wfNumber(want); ok {
+	if a, ok := Number(v); ok {
+		if b, ok := Number(want); ok {
 			return a == b
 		}
 		if s, ok := want.(string); ok {
-			if b, ok := wfNumber(json.Number(strings.TrimSpace(s))); ok {
+			if b, ok := Number(json.Number(strings.TrimSpace(s))); ok {
 				return a == b
 			}
 		}
@@ -200,16 +196,16 @@ func valuesEqual(v, want any) bool {
 }
 
 func compareValues(v, want any) (int, bool) {
-	a, ok1 := wfNumber(v)
+	a, ok1 := Number(v)
 	if !ok1 {
 		if s, ok := v.(string); ok {
-			a, ok1 = wfNumber(json.Number(strings.TrimSpace(s)))
+			a, ok1 = Number(json.Number(strings.TrimSpace(s)))
 		}
 	}
-	b, ok2 := wfNumber(want)
+	b, ok2 := Number(want)
 	if !ok2 {
 		if s, ok := want.(string); ok {
-			b, ok2 = wfNumber(json.Number(strings.TrimSpace(s)))
+			b, ok2 = Number(json.Number(strings.TrimSpace(s)))
 		}
 	}
 	if ok1 && ok2 {

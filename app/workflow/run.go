@@ -1,4 +1,4 @@
-package app
+package workflow
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const maxStepsPerWrite = 256
 
 // stepInput is what work outside the write brings to an open step.
 type stepInput struct {
-	mail  *preparedMail       // SEND_EMAIL
+	mail  *Mail               // SEND_EMAIL
 	hook  *webhookResult      // WEBHOOK
 	event *storage.InboxEvent // WAIT_FOR_EVENT
 }
@@ -35,7 +35,7 @@ type execRun struct {
 	w      storage.Workflow
 	x      *storage.Execution
 	vars   map[string]any    // the execution's context, decoded on first use (vars)
-	graphs map[string]*graph // the write's graphs by workflow: the engine never changes one
+	graphs map[string]*Graph // the write's graphs by workflow: the engine never changes one
 	// In a batch of due executions: the batch's gathered writes and its
 	// contacts (nil: write and read through the transaction).
 	out      *storage.WorkflowWrites
@@ -43,11 +43,11 @@ type execRun struct {
 }
 
 // graph is the execution's workflow graph, loaded once per write.
-func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*graph, error) {
+func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*Graph, error) {
 	if g, ok := r.graphs[r.w.ID]; ok {
 		return g, nil
 	}
-	g, err := loadGraph(ctx, tx, r.w.ID)
+	g, err := LoadGraph(ctx, tx, r.w.ID)
 	if err == nil {
 		r.graphs[r.w.ID] = g
 	}
@@ -73,9 +73,9 @@ func (r *execRun) saveContext() {
 
 // newRun starts moving an execution; graphs is shared by the executions
 // of one write (nil: a fresh one).
-func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*graph) *execRun {
+func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*Graph) *execRun {
 	if graphs == nil {
-		graphs = map[string]*graph{}
+		graphs = map[string]*Graph{}
 	}
 	return &execRun{w: w, x: x, graphs: graphs}
 }
@@ -83,35 +83,35 @@ func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*graph) 
 // newExecution creates a RUNNING execution at the workflow's TRIGGER step,
 // due now; the caller runs it or wakes the engine. It reports a zero
 // Execution when the workflow already ran for the source event.
-func (a *App) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string, graphs map[string]*graph) (Execution, error) {
+func (en *Engine) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string, graphs map[string]*Graph) (storage.Execution, error) {
 	g, err := newRun(w, &storage.Execution{}, graphs).graph(ctx, tx)
 	if err != nil {
-		return Execution{}, err
+		return storage.Execution{}, err
 	}
 	var trigger *storage.WorkflowStep
-	for i := range g.steps {
-		if g.steps[i].Type == StepTrigger {
-			trigger = &g.steps[i]
+	for i := range g.Steps {
+		if g.Steps[i].Type == StepTrigger {
+			trigger = &g.Steps[i]
 		}
 	}
 	if trigger == nil {
-		return Execution{}, errors.New("workflow has no TRIGGER step")
+		return storage.Execution{}, errors.New("workflow has no TRIGGER step")
 	}
-	now := a.now()
+	now := en.now()
 	x := storage.Execution{ID: newID(), ProjectID: w.ProjectID, WorkflowID: w.ID, ContactID: c.ID,
 		Contact: storage.ContactRef{ID: c.ID, Email: c.Email}, Status: storage.ExecRunning, CurrentStepID: &trigger.ID,
 		Context: execCtx, SourceEventID: sourceEventID, DueAt: &now, StartedAt: now, CreatedAt: now}
 	ok, err := tx.InsertExecution(ctx, x)
 	if err != nil || !ok {
-		return Execution{}, err
+		return storage.Execution{}, err
 	}
-	return x, a.emitWorkflowEvent(ctx, tx, w, x, "workflow.started")
+	return x, en.emitWorkflowEvent(ctx, tx, w, x, "workflow.started")
 }
 
 // advance moves an execution as far as it can go now: it ends the open
 // step if its outcome is known (a due timer, the awaited event, the
 // prepared email, the webhook's answer), then runs the steps that follow.
-func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepInput) error {
+func (en *Engine) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepInput) error {
 	var last storage.StepExecution
 	var err error
 	if r.x.LastStep != nil { // read with the execution, in this write
@@ -122,52 +122,52 @@ func (a *App) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepIn
 	r.x.LastStep = nil // stale once the execution moves
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return a.proceed(ctx, tx, r, deref(r.x.CurrentStepID), in)
+		return en.proceed(ctx, tx, r, deref(r.x.CurrentStepID), in)
 	case err != nil:
 		return err
 	}
 	switch last.Status {
 	case storage.StepRunning, storage.StepScheduled, storage.StepWaiting:
-		next, done, err := a.resume(ctx, tx, r, &last, in)
+		next, done, err := en.resume(ctx, tx, r, &last, in)
 		if err != nil || !done {
 			return err
 		}
-		return a.proceed(ctx, tx, r, next, in)
+		return en.proceed(ctx, tx, r, next, in)
 	}
 	// The last step ended but the execution did not move on: a write that
 	// ended a step always moves it, so this is only reached if the graph
 	// changed under it. Carry on from the step's way out.
-	next, err := a.nextStep(ctx, tx, r, last.StepID, "", "")
+	next, err := en.nextStep(ctx, tx, r, last.StepID, "", "")
 	if err != nil {
 		return err
 	}
-	return a.proceed(ctx, tx, r, next, in)
+	return en.proceed(ctx, tx, r, next, in)
 }
 
 // proceed starts stepID and the steps after it until the execution has to
 // wait or ends.
-func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
+func (en *Engine) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
 	for range maxStepsPerWrite {
 		if stepID == "" {
-			return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecCompleted, "")
+			return en.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecCompleted, "")
 		}
 		g, err := r.graph(ctx, tx)
 		if err != nil {
 			return err
 		}
-		st, ok := g.byID[stepID]
+		st, ok := g.ByID[stepID]
 		if !ok {
-			return a.failExecution(ctx, tx, r, nil, "The step "+stepID+" was deleted while the execution ran")
+			return en.failExecution(ctx, tx, r, nil, "The step "+stepID+" was deleted while the execution ran")
 		}
-		now := a.now()
+		now := en.now()
 		se := &storage.StepExecution{ID: newID(), ExecutionID: r.x.ID, StepID: st.ID,
 			Step: storage.StepRef{ID: st.ID, Name: st.Name, Type: st.Type}, Status: storage.StepRunning, StartedAt: now}
 		r.x.CurrentStepID = &st.ID
-		next, wait, err := a.startStep(ctx, tx, r, st, se)
+		next, wait, err := en.startStep(ctx, tx, r, st, se)
 		if err != nil {
 			var sf stepFailure
 			if errors.As(err, &sf) {
-				return a.failExecution(ctx, tx, r, se, sf.msg)
+				return en.failExecution(ctx, tx, r, se, sf.msg)
 			}
 			return err
 		}
@@ -182,7 +182,7 @@ func (a *App) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID st
 		}
 		stepID = next
 	}
-	return a.failExecution(ctx, tx, r, nil, "The execution ran more than 256 steps in a row")
+	return en.failExecution(ctx, tx, r, nil, "The execution ran more than 256 steps in a row")
 }
 
 // stepFailure is a step's own failure: it fails the step and the
@@ -198,33 +198,33 @@ func failStep(format string, args ...any) error {
 // startStep runs a step that has just begun. It returns the next step, or
 // wait=true when the execution now waits (the step execution then stays
 // open) .
-func (a *App) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep, se *storage.StepExecution) (next string, wait bool, err error) {
-	now := a.now()
+func (en *Engine) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep, se *storage.StepExecution) (next string, wait bool, err error) {
+	now := en.now()
 	complete := func(output any, branch, outcome string) (string, bool, error) {
 		se.Output, _ = json.Marshal(output)
 		se.Status, se.CompletedAt = storage.StepCompleted, &now
-		n, err := a.nextStep(ctx, tx, r, st.ID, branch, outcome)
+		n, err := en.nextStep(ctx, tx, r, st.ID, branch, outcome)
 		return n, false, err
 	}
 	switch st.Type {
 	case StepTrigger:
 		return complete(map[string]any{"eventName": r.w.EventName, "eventId": r.x.SourceEventID}, "", "")
 	case StepCondition:
-		var c conditionConfig
+		var c ConditionConfig
 		_ = json.Unmarshal(st.Config, &c)
-		branch, err := a.evalCondition(ctx, tx, r, c)
+		branch, err := en.evalCondition(ctx, tx, r, c)
 		if err != nil {
 			return "", false, err
 		}
 		return complete(map[string]any{"branch": branch}, branch, "")
 	case StepUpdateContact:
-		out, err := a.updateContactStep(ctx, tx, r, st)
+		out, err := en.updateContactStep(ctx, tx, r, st)
 		if err != nil {
 			return "", false, err
 		}
 		return complete(out, "", "")
 	case StepExit:
-		var c exitConfig
+		var c ExitConfig
 		_ = json.Unmarshal(st.Config, &c)
 		reason := c.Reason
 		if reason == "" {
@@ -235,44 +235,44 @@ func (a *App) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st stor
 		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return "", false, err
 		}
-		return "", false, a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecExited, reason)
+		return "", false, en.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecExited, reason)
 	case StepDelay:
-		var c delayConfig
+		var c DelayConfig
 		_ = json.Unmarshal(st.Config, &c)
-		resume := now.Add(c.duration())
+		resume := now.Add(c.Duration())
 		se.Status, se.ExecuteAfter = storage.StepScheduled, &resume
 		se.Output, _ = json.Marshal(map[string]any{"delayAmount": c.Amount, "delayUnit": c.Unit, "resumeAt": resume})
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecWaiting, &resume, ""
-		return "", true, a.wakeEngine(ctx, tx, resume)
+		return "", true, en.wake(ctx, tx, resume)
 	case StepWaitForEvent:
-		var c waitConfig
+		var c WaitConfig
 		_ = json.Unmarshal(st.Config, &c)
 		se.Status = storage.StepWaiting
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecWaiting, nil, c.EventName
 		if c.Timeout != nil {
 			until := now.Add(time.Duration(*c.Timeout) * time.Second)
 			se.ExecuteAfter, r.x.DueAt = &until, &until
-			if err := a.wakeEngine(ctx, tx, until); err != nil {
+			if err := en.wake(ctx, tx, until); err != nil {
 				return "", false, err
 			}
 		}
-		a.workflowChanged(tx, r.w.ProjectID) // a name the trigger table may not hold yet
+		en.changed(tx, r.w.ProjectID) // a name the trigger table may not hold yet
 		return "", true, nil
 	case StepSendEmail:
 		// Rendered and signed outside the write: the run job picks it up.
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, &now, ""
-		return "", true, a.wakeEngine(ctx, tx, now)
+		return "", true, en.wake(ctx, tx, now)
 	case StepWebhook:
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, nil, ""
-		return "", true, a.enqueueWebhook(ctx, tx, r.x, se)
+		return "", true, en.enqueueWebhook(ctx, tx, r.x, se)
 	}
 	return "", false, failStep("Unknown step type %s", st.Type)
 }
 
 // resume ends an open step whose outcome is known; done is false while it
 // must wait on.
-func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, in stepInput) (next string, done bool, err error) {
-	now := a.now()
+func (en *Engine) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, in stepInput) (next string, done bool, err error) {
+	now := en.now()
 	finish := func(output any, branch, outcome string) (string, bool, error) {
 		if output != nil {
 			se.Output, _ = json.Marshal(output)
@@ -282,7 +282,7 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 			return "", false, err
 		}
 		r.x.Status, r.x.DueAt, r.x.WaitEvent = storage.ExecRunning, nil, ""
-		n, err := a.nextStep(ctx, tx, r, se.StepID, branch, outcome)
+		n, err := en.nextStep(ctx, tx, r, se.StepID, branch, outcome)
 		return n, true, err
 	}
 	switch se.Step.Type {
@@ -308,16 +308,16 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 		return finish(map[string]any{"waitOutcome": "TIMEOUT"}, "", "TIMEOUT")
 	case StepSendEmail:
 		m := in.mail
-		if m == nil || m.stepExecID != se.ID {
+		if m == nil || m.StepExecID != se.ID {
 			return "", false, nil
 		}
-		if m.failure != "" {
-			return "", false, a.failExecution(ctx, tx, r, se, m.failure)
+		if m.Failure != "" {
+			return "", false, en.failExecution(ctx, tx, r, se, m.Failure)
 		}
-		if err := a.commitMail(ctx, tx, m); err != nil {
+		if err := en.commitMail(ctx, tx, m); err != nil {
 			return "", false, err
 		}
-		return finish(m.output, "", "")
+		return finish(m.Output, "", "")
 	case StepWebhook:
 		h := in.hook
 		if h == nil || h.stepExecID != se.ID {
@@ -325,7 +325,7 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 		}
 		if h.failure != "" {
 			se.Output, _ = json.Marshal(h.output)
-			return "", false, a.failExecution(ctx, tx, r, se, h.failure)
+			return "", false, en.failExecution(ctx, tx, r, se, h.failure)
 		}
 		return finish(h.output, "", "")
 	}
@@ -335,12 +335,12 @@ func (a *App) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storag
 // nextStep follows a step's way out: the transition of the branch (a
 // CONDITION) or outcome (a WAIT_FOR_EVENT), else the first one by priority.
 // "" means none: the execution is done.
-func (a *App) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, branch, outcome string) (string, error) {
+func (en *Engine) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, branch, outcome string) (string, error) {
 	g, err := r.graph(ctx, tx)
 	if err != nil {
 		return "", err
 	}
-	for _, t := range g.out[stepID] {
+	for _, t := range g.Out[stepID] {
 		switch {
 		case branch != "":
 			if t.Branch != nil && *t.Branch == branch {
@@ -358,21 +358,40 @@ func (a *App) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, 
 }
 
 // failExecution fails the open step (if any) and the execution with msg.
-func (a *App) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, msg string) error {
+func (en *Engine) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, msg string) error {
 	if se != nil {
-		now := a.now()
+		now := en.now()
 		se.Status, se.Error, se.CompletedAt = storage.StepFailed, &msg, &now
 		if err := r.writer(tx).SaveStepExec(ctx, *se); err != nil {
 			return err
 		}
 	}
-	return a.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecFailed, msg)
+	return en.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecFailed, msg)
+}
+
+// startByHand creates a RUNNING execution of w for c by hand (no source event)
+// and wakes the engine, which runs it after the caller's write commits.
+func (en *Engine) startByHand(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage) (storage.Execution, error) {
+	x, err := en.newExecution(ctx, tx, w, c, execCtx, nil, nil)
+	if err != nil {
+		return x, err
+	}
+	return x, en.wake(ctx, tx, *x.DueAt)
+}
+
+// cancel cancels an active execution and its open step executions.
+func (en *Engine) cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution) error {
+	now := en.now()
+	if err := tx.CancelOpenStepExecs(ctx, x.ID, now); err != nil {
+		return err
+	}
+	return en.finishExecution(ctx, tx, w, x, storage.ExecCancelled, "cancelled")
 }
 
 // finishExecution ends an execution in a final status and records it in
 // the activity feed.
-func (a *App) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
-	now := a.now()
+func (en *Engine) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
+	now := en.now()
 	x.Status, x.CompletedAt, x.DueAt, x.WaitEvent = status, &now, nil, ""
 	x.ExitReason = nil
 	if reason != "" {
@@ -381,13 +400,13 @@ func (a *App) finishExecution(ctx context.Context, out stepWriter, w storage.Wor
 	if err := out.SaveExecution(ctx, *x); err != nil {
 		return err
 	}
-	return a.emitWorkflowEvent(ctx, out, w, *x, "workflow."+strings.ToLower(status))
+	return en.emitWorkflowEvent(ctx, out, w, *x, "workflow."+strings.ToLower(status))
 }
 
 // emitWorkflowEvent records a workflow.* activity item on the contact. The
 // engine does not see these events: a workflow cannot start from another's
 // lifecycle, which keeps chains of workflows from looping.
-func (a *App) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
+func (en *Engine) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
 	// Its fields in key order, the bytes a map of them would encode to.
 	data, err := json.Marshal(struct {
 		ExecutionID  string `json:"executionId"`
@@ -399,5 +418,5 @@ func (a *App) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.W
 	}
 	// A contact deleted meanwhile leaves the item without its contact.
 	return out.InsertEventIfContact(ctx, storage.Event{ID: newID(), ProjectID: x.ProjectID, ContactID: x.ContactID,
-		Name: name, Data: data, CreatedAt: a.now()})
+		Name: name, Data: data, CreatedAt: en.now()})
 }

@@ -1,4 +1,4 @@
-package app
+package workflow
 
 import (
 	"context"
@@ -21,15 +21,15 @@ const (
 	dueBatch   = 1024
 )
 
-// wakeEngine makes sure the run job looks at the executions due at t:
+// wake makes sure the run job looks at the executions due at t:
 // the step-run job for work due now, the timer job for a later instant
 // (pulled earlier if it sleeps past t).
-func (a *App) wakeEngine(ctx context.Context, tx *storage.Tx, t time.Time) error {
-	kind := JobWorkflowTimer
-	if !t.After(a.clock.Now()) {
-		kind = JobWorkflowStep
+func (en *Engine) wake(ctx context.Context, tx *storage.Tx, t time.Time) error {
+	kind := JobTimer
+	if !t.After(en.clock.Now()) {
+		kind = JobStep
 	}
-	if _, err := a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: kind, RunAt: t, UniqueKey: kind}); err != nil {
+	if _, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: kind, RunAt: t, UniqueKey: kind}); err != nil {
 		return err
 	}
 	return tx.PullJobEarlier(ctx, kind, t)
@@ -40,20 +40,20 @@ type webhookPayload struct {
 	ExecutionID     string `json:"executionId"`
 }
 
-func (a *App) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storage.Execution, se *storage.StepExecution) error {
-	_, err := a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobWorkflowWebhook, ProjectID: x.ProjectID,
-		Payload: webhookPayload{StepExecutionID: se.ID, ExecutionID: x.ID}, UniqueKey: JobWorkflowWebhook + ":" + se.ID})
+func (en *Engine) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storage.Execution, se *storage.StepExecution) error {
+	_, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: JobWebhook, ProjectID: x.ProjectID,
+		Payload: webhookPayload{StepExecutionID: se.ID, ExecutionID: x.ID}, UniqueKey: JobWebhook + ":" + se.ID})
 	return err
 }
 
-// runWorkflowEnrol takes the engine's inbox in batches: each event enrols
+// RunEnrol takes the engine's inbox in batches: each event enrols
 // its contact in the enabled workflows it triggers and ends the waits it
 // answers. The write that empties the inbox also ends the job, so an event
 // noted meanwhile either is in a batch or finds no job and queues one.
-func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Engine) RunEnrol(ctx context.Context, job *queue.RunningJob) (any, error) {
 	for {
 		empty := false
-		err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		err := en.db.Write(ctx, func(tx *storage.Tx) error {
 			empty = false
 			evs, err := tx.TakeInbox(ctx, enrolBatch)
 			if err != nil {
@@ -63,16 +63,16 @@ func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any,
 				empty = true
 				return job.FinishIn(ctx, tx)
 			}
-			wfs, graphs := map[string][]storage.Workflow{}, map[string]*graph{}
+			wfs, graphs := map[string][]storage.Workflow{}, map[string]*Graph{}
 			for i := range evs {
-				if err := a.enrolEvent(ctx, tx, wfs, graphs, &evs[i]); err != nil {
+				if err := en.enrolEvent(ctx, tx, wfs, graphs, &evs[i]); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			err = a.enrolSingly(ctx, err)
+			err = en.enrolSingly(ctx, err)
 		}
 		if err != nil || empty {
 			return nil, err
@@ -83,21 +83,21 @@ func (a *App) runWorkflowEnrol(ctx context.Context, job *queue.RunningJob) (any,
 // enrolSingly handles the next batch's events one write each; an event
 // that fails on its own is dropped with a log line rather than holding up
 // every event after it.
-func (a *App) enrolSingly(ctx context.Context, cause error) error {
-	a.log.Warn("workflow enrolment batch failed; taking its events one by one", "err", cause)
+func (en *Engine) enrolSingly(ctx context.Context, cause error) error {
+	en.log.Warn("workflow enrolment batch failed; taking its events one by one", "err", cause)
 	for range enrolBatch {
 		empty := false
-		err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		err := en.db.Write(ctx, func(tx *storage.Tx) error {
 			evs, err := tx.TakeInbox(ctx, 1)
 			if err != nil || len(evs) == 0 {
 				empty = err == nil
 				return err
 			}
-			return a.enrolEvent(ctx, tx, map[string][]storage.Workflow{}, map[string]*graph{}, &evs[0])
+			return en.enrolEvent(ctx, tx, map[string][]storage.Workflow{}, map[string]*Graph{}, &evs[0])
 		})
 		if err != nil {
-			a.log.Error("workflow enrolment dropped an event", "err", err)
-			err = a.db.Write(ctx, func(tx *storage.Tx) error {
+			en.log.Error("workflow enrolment dropped an event", "err", err)
+			err = en.db.Write(ctx, func(tx *storage.Tx) error {
 				_, err := tx.TakeInbox(ctx, 1)
 				return err
 			})
@@ -110,7 +110,7 @@ func (a *App) enrolSingly(ctx context.Context, cause error) error {
 }
 
 // enrolEvent handles one inbox event inside the batch's write.
-func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, graphs map[string]*graph, ev *storage.InboxEvent) error {
+func (en *Engine) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, graphs map[string]*Graph, ev *storage.InboxEvent) error {
 	key := ev.ProjectID + "\x00" + ev.Name
 	wfs, ok := cache[key]
 	if !ok {
@@ -125,7 +125,7 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 		}
 		cache[key] = wfs
 	}
-	if err := a.endWaits(ctx, tx, graphs, ev); err != nil {
+	if err := en.endWaits(ctx, tx, graphs, ev); err != nil {
 		return err
 	}
 	if len(wfs) == 0 {
@@ -154,7 +154,7 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 		if w.ID == own {
 			continue // never from the workflow's own emails
 		}
-		blocked, err := reentryBlocked(ctx, tx, w, c.ID)
+		blocked, err := ReentryBlocked(ctx, tx, w, c.ID)
 		if err != nil {
 			return err
 		}
@@ -162,14 +162,14 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 			continue
 		}
 		source := ev.EventID
-		x, err := a.newExecution(ctx, tx, w, c, execCtx, &source, graphs)
+		x, err := en.newExecution(ctx, tx, w, c, execCtx, &source, graphs)
 		if err != nil {
 			return err
 		}
 		if x.ID == "" {
 			continue // already enrolled from this event
 		}
-		if err := a.advance(ctx, tx, newRun(w, &x, graphs), stepInput{}); err != nil {
+		if err := en.advance(ctx, tx, newRun(w, &x, graphs), stepInput{}); err != nil {
 			return err
 		}
 	}
@@ -178,7 +178,7 @@ func (a *App) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][
 
 // endWaits ends the WAIT_FOR_EVENT steps of the contact that await the
 // event's name and began before it.
-func (a *App) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*graph, ev *storage.InboxEvent) error {
+func (en *Engine) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*Graph, ev *storage.InboxEvent) error {
 	xs, err := storage.WaitingForEvent(ctx, tx, ev.ContactID, ev.Name)
 	if err != nil {
 		return err
@@ -196,29 +196,29 @@ func (a *App) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*g
 		if err != nil {
 			return err
 		}
-		if err := a.advance(ctx, tx, newRun(w, x, graphs), stepInput{event: ev}); err != nil {
+		if err := en.advance(ctx, tx, newRun(w, x, graphs), stepInput{event: ev}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runWorkflowDue moves the executions that are due: those that can go on
+// RunDue moves the executions that are due: those that can go on
 // now and those whose DELAY or WAIT_FOR_EVENT timeout came. Emails of
 // SEND_EMAIL steps are rendered and signed before each batch's write. The
 // write that finds nothing due ends the job and queues the timer job for
 // the next due execution, so no wake-up is lost between the two.
-func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Engine) RunDue(ctx context.Context, job *queue.RunningJob) (any, error) {
 	stalled := 0
 	for {
-		now := a.clock.Now()
-		due, err := storage.DueExecutionRefs(ctx, a.db.Reader(), now, dueBatch)
+		now := en.clock.Now()
+		due, err := storage.DueExecutionRefs(ctx, en.db.Reader(), now, dueBatch)
 		if err != nil {
 			return nil, err
 		}
 		if len(due) == 0 {
 			finished := false
-			err := a.db.Write(ctx, func(tx *storage.Tx) error {
+			err := en.db.Write(ctx, func(tx *storage.Tx) error {
 				finished = false
 				more, err := storage.DueExecutionRefs(ctx, tx, now, 1)
 				if err != nil || len(more) > 0 {
@@ -232,14 +232,14 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 				if err != nil || !ok {
 					return err
 				}
-				return a.wakeEngine(ctx, tx, next)
+				return en.wake(ctx, tx, next)
 			})
 			if err != nil || finished {
 				return nil, err
 			}
 			continue
 		}
-		mails, err := a.prepareMails(ctx, due)
+		mails, err := en.prepareMails(ctx, due)
 		if err != nil {
 			return nil, err
 		}
@@ -247,11 +247,11 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 		for i, d := range due {
 			ids[i] = d.ID
 		}
-		moved, err := a.moveDue(ctx, ids, mails, now)
+		moved, err := en.moveDue(ctx, ids, mails, now)
 		if err != nil && len(ids) > 1 {
 			// One execution the engine cannot move must not hold up the
 			// others: move them one by one and fail the broken one.
-			moved, err = a.moveDueSingly(ctx, ids, mails, now, err)
+			moved, err = en.moveDueSingly(ctx, ids, mails, now, err)
 		}
 		if err != nil {
 			return nil, err
@@ -272,11 +272,11 @@ func (a *App) runWorkflowDue(ctx context.Context, job *queue.RunningJob) (any, e
 // executions, their own rows and their workflow.* items are gathered and
 // written together at the end of the write (storage.WorkflowWrites); the
 // contacts their steps read are read together (batchContacts).
-func (a *App) moveDue(ctx context.Context, ids []string, mails map[string]*preparedMail, now time.Time) (int, error) {
+func (en *Engine) moveDue(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time) (int, error) {
 	moved := 0
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		moved = 0
-		wfs, graphs := map[string]storage.Workflow{}, map[string]*graph{}
+		wfs, graphs := map[string]storage.Workflow{}, map[string]*Graph{}
 		// Read again inside the write: a cancel or an event may have
 		// moved them since.
 		current, err := storage.EngineExecutionsByIDs(ctx, tx, ids)
@@ -298,7 +298,7 @@ func (a *App) moveDue(ctx context.Context, ids []string, mails map[string]*prepa
 			before := x.DueAt
 			r := newRun(w, &x, graphs)
 			r.out, r.contacts = out, contacts
-			if err := a.advance(ctx, tx, r, stepInput{mail: mails[x.ID]}); err != nil {
+			if err := en.advance(ctx, tx, r, stepInput{mail: mails[x.ID]}); err != nil {
 				return err
 			}
 			if x.DueAt == nil || !x.DueAt.Equal(*before) || x.Status != storage.ExecRunning {
@@ -312,18 +312,18 @@ func (a *App) moveDue(ctx context.Context, ids []string, mails map[string]*prepa
 
 // moveDueSingly moves executions one write each; one that fails on its
 // own is FAILED with the cause, so that nothing stays due for ever.
-func (a *App) moveDueSingly(ctx context.Context, ids []string, mails map[string]*preparedMail, now time.Time, cause error) (int, error) {
-	a.log.Warn("workflow batch failed; moving its executions one by one", "err", cause)
+func (en *Engine) moveDueSingly(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time, cause error) (int, error) {
+	en.log.Warn("workflow batch failed; moving its executions one by one", "err", cause)
 	moved := 0
 	for _, id := range ids {
-		n, err := a.moveDue(ctx, []string{id}, mails, now)
+		n, err := en.moveDue(ctx, []string{id}, mails, now)
 		if err == nil {
 			moved += n
 			continue
 		}
-		a.log.Error("workflow execution failed inside the engine", "execution", id, "err", err)
+		en.log.Error("workflow execution failed inside the engine", "execution", id, "err", err)
 		failure := "Internal error: " + err.Error()
-		err = a.db.Write(ctx, func(tx *storage.Tx) error {
+		err = en.db.Write(ctx, func(tx *storage.Tx) error {
 			x, err := storage.ExecutionByIDAny(ctx, tx, id)
 			if err != nil || !x.Active() {
 				return err
@@ -332,7 +332,7 @@ func (a *App) moveDueSingly(ctx context.Context, ids []string, mails map[string]
 			if err != nil {
 				return err
 			}
-			return a.failExecution(ctx, tx, newRun(w, &x, nil), nil, failure)
+			return en.failExecution(ctx, tx, newRun(w, &x, nil), nil, failure)
 		})
 		if err != nil {
 			return moved, err
@@ -342,10 +342,10 @@ func (a *App) moveDueSingly(ctx context.Context, ids []string, mails map[string]
 	return moved, nil
 }
 
-// giveUpWorkflowJob is the outcome of the engine's batch jobs: their work
+// GiveUpJob is the outcome of the engine's batch jobs: their work
 // is in rows (inbox, due executions) that the next job takes again, so a
 // given-up job only needs its cause in the log.
-func (a *App) giveUpWorkflowJob(_ context.Context, _ *storage.Tx, job storage.Job, cause error) error {
-	a.log.Error("workflow engine job gave up; its work stays queued for the next one", "kind", job.Kind, "err", cause)
+func (en *Engine) GiveUpJob(_ context.Context, _ *storage.Tx, job storage.Job, cause error) error {
+	en.log.Error("workflow engine job gave up; its work stays queued for the next one", "kind", job.Kind, "err", cause)
 	return nil
 }

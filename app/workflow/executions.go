@@ -1,6 +1,10 @@
-package app
+package workflow
 
 import (
+	"github.com/heraldmail/herald/app/paging"
+
+	"github.com/heraldmail/herald/app/apierr"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -28,12 +32,12 @@ type StartInput struct {
 var executionStatuses = map[string]bool{storage.ExecRunning: true, storage.ExecWaiting: true, storage.ExecCompleted: true,
 	storage.ExecExited: true, storage.ExecFailed: true, storage.ExecCancelled: true}
 
-func executionNotFound() error { return NotFound("NOT_FOUND", "Execution not found") }
+func executionNotFound() error { return apierr.NotFound("NOT_FOUND", "Execution not found") }
 
 // StartExecution starts a workflow for a contact by hand. The execution
 // is RUNNING and runs after the answer.
-func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
-	var v Validation
+func (en *Engine) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
+	var v apierr.Validation
 	if in.ContactID == nil || *in.ContactID == "" {
 		v.Add("contactId", "invalid_type", "Required", "undefined")
 	}
@@ -46,7 +50,7 @@ func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, 
 		}
 	}
 	var x Execution
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
 			return workflowErr(err)
@@ -59,30 +63,18 @@ func (a *App) StartExecution(ctx context.Context, projectID, workflowID string, 
 			return contactErr(err)
 		}
 		if !w.Enabled {
-			return Conflict("The workflow is disabled: enable it to start executions")
+			return apierr.Conflict("The workflow is disabled: enable it to start executions")
 		}
-		if blocked, err := reentryBlocked(ctx, tx, w, c.ID); err != nil || blocked {
+		if blocked, err := ReentryBlocked(ctx, tx, w, c.ID); err != nil || blocked {
 			if err == nil {
-				err = Conflict("The contact is already in this workflow and re-entry is not allowed")
+				err = apierr.Conflict("The contact is already in this workflow and re-entry is not allowed")
 			}
 			return err
 		}
-		if x, err = a.newExecution(ctx, tx, w, c, execCtx, nil, nil); err != nil {
-			return err
-		}
-		return a.wakeEngine(ctx, tx, *x.DueAt) // it runs after the answer
+		x, err = en.startByHand(ctx, tx, w, c, execCtx) // it runs after the answer
+		return err
 	})
 	return x, err
-}
-
-// reentryBlocked applies allowReentry: false, any earlier execution
-// blocks; true, an active one does.
-func reentryBlocked(ctx context.Context, q storage.Querier, w storage.Workflow, contactID string) (bool, error) {
-	any, active, err := storage.ContactExecutions(ctx, q, w.ID, contactID)
-	if w.AllowReentry {
-		return active, err
-	}
-	return any, err
 }
 
 // ExecutionQuery is GET …/executions's query.
@@ -93,17 +85,18 @@ type ExecutionQuery struct {
 }
 
 // ListExecutions returns one page of a workflow's executions, newest first.
-func (a *App) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (Page[Execution], error) {
-	r := a.db.Reader()
+func (en *Engine) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (paging.Page[Execution], error) {
+	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
-		return Page[Execution]{}, workflowErr(err)
+		return paging.Page[Execution]{}, workflowErr(err)
 	}
 	if q.Status != "" && !executionStatuses[q.Status] {
-		return Page[Execution]{}, BadRequest("Unknown status %q: use RUNNING, WAITING, COMPLETED, EXITED, FAILED or CANCELLED", q.Status)
+		return paging.Page[Execution]{}, apierr.BadRequest("Unknown status %q: use RUNNING, WAITING, COMPLETED, EXITED, FAILED or CANCELLED", q.Status)
 	}
-	after, err := decodeCursor(q.Cursor)
+	q.Limit = paging.ClampLimit(q.Limit, q.Limit != 0) // a caller without a limit gets the default
+	after, err := paging.DecodeCursor(q.Cursor)
 	if err != nil {
-		return Page[Execution]{}, err
+		return paging.Page[Execution]{}, err
 	}
 	afterID := ""
 	if after != nil {
@@ -111,9 +104,9 @@ func (a *App) ListExecutions(ctx context.Context, projectID, workflowID string, 
 	}
 	rows, err := storage.ListExecutions(ctx, r, workflowID, q.Status, afterID, q.Limit+1)
 	if err != nil {
-		return Page[Execution]{}, err
+		return paging.Page[Execution]{}, err
 	}
-	page := paginate(rows, q.Limit, func(x Execution) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: x.ID} })
+	page := paging.Paginate(rows, q.Limit, func(x Execution) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: x.ID} })
 	if after == nil {
 		page.Total, err = storage.CountExecutions(ctx, r, workflowID, q.Status)
 	}
@@ -121,8 +114,8 @@ func (a *App) ListExecutions(ctx context.Context, projectID, workflowID string, 
 }
 
 // GetExecution returns an execution with its step executions.
-func (a *App) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
-	r := a.db.Reader()
+func (en *Engine) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
+	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
 		return ExecutionDetail{}, workflowErr(err)
 	}
@@ -142,9 +135,9 @@ func (a *App) GetExecution(ctx context.Context, projectID, workflowID, id string
 }
 
 // CancelExecution cancels an active execution.
-func (a *App) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
+func (en *Engine) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
 	var x Execution
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
 			return workflowErr(err)
@@ -157,9 +150,9 @@ func (a *App) CancelExecution(ctx context.Context, projectID, workflowID, id str
 			return err
 		}
 		if !x.Active() {
-			return Conflict("The execution is %s: only a RUNNING or WAITING execution can be cancelled", x.Status)
+			return apierr.Conflict("The execution is %s: only a RUNNING or WAITING execution can be cancelled", x.Status)
 		}
-		if err := a.cancelExecution(ctx, tx, w, &x); err != nil {
+		if err := en.cancel(ctx, tx, w, &x); err != nil {
 			return err
 		}
 		x, err = storage.ExecutionByID(ctx, tx, workflowID, id)
@@ -169,14 +162,14 @@ func (a *App) CancelExecution(ctx context.Context, projectID, workflowID, id str
 }
 
 // CancelAllExecutions cancels every active execution of a workflow.
-func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
-	if _, err := storage.WorkflowByID(ctx, a.db.Reader(), projectID, workflowID); err != nil {
+func (en *Engine) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
+	if _, err := storage.WorkflowByID(ctx, en.db.Reader(), projectID, workflowID); err != nil {
 		return nil, workflowErr(err)
 	}
 	total := 0
 	for {
 		n := 0
-		err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		err := en.db.Write(ctx, func(tx *storage.Tx) error {
 			n = 0
 			w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 			if err != nil {
@@ -187,7 +180,7 @@ func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID str
 				return err
 			}
 			for i := range xs {
-				if err := a.cancelExecution(ctx, tx, w, &xs[i]); err != nil {
+				if err := en.cancel(ctx, tx, w, &xs[i]); err != nil {
 					return err
 				}
 			}
@@ -202,12 +195,4 @@ func (a *App) CancelAllExecutions(ctx context.Context, projectID, workflowID str
 			return map[string]int{"cancelled": total}, nil
 		}
 	}
-}
-
-func (a *App) cancelExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *Execution) error {
-	now := a.now()
-	if err := tx.CancelOpenStepExecs(ctx, x.ID, now); err != nil {
-		return err
-	}
-	return a.finishExecution(ctx, tx, w, x, storage.ExecCancelled, "cancelled")
 }

@@ -1,4 +1,4 @@
-package app
+package workflow
 
 import (
 	"bytes"
@@ -51,7 +51,10 @@ const (
 	webhookResponseKeep = 16 << 10
 )
 
-func webhookRetry(o WebhookOptions) queue.Retry {
+// WebhookRetry is the webhook job's retry policy: after RetryBase ×1, 2,
+// 4, 8.
+func (en *Engine) WebhookRetry() queue.Retry {
+	o := en.webhooks
 	return queue.Retry{MaxAttempts: webhookAttempts, Backoff: queue.ExponentialBackoff(o.RetryBase, 8*o.RetryBase)}
 }
 
@@ -93,8 +96,8 @@ func addrClass(ip netip.Addr) string {
 // Control on the address actually dialled, so neither a name resolving
 // to 127.0.0.1 nor one whose answer changes between a check and the
 // connection gets through. It follows no redirects.
-func (a *App) webhookClient() *http.Client {
-	o := a.webhooks
+func (en *Engine) webhookClient() *http.Client {
+	o := en.webhooks
 	check := func(host string) func(network, address string, _ syscall.RawConn) error {
 		return func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -166,16 +169,16 @@ type webhookRequest struct {
 	Body    []byte            `json:"body"`
 }
 
-// runWorkflowWebhook makes one attempt of a WEBHOOK step. A 2xx ends the
+// RunWebhook makes one attempt of a WEBHOOK step. A 2xx ends the
 // step in the write that records it; anything else is retried by the
 // queue (RetryBase ×1, 2, 4, 8) and the give-up fails the step; a refused
 // address fails it at once with no attempt made.
-func (a *App) runWorkflowWebhook(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Engine) RunWebhook(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
 	}
-	r := a.db.Reader()
+	r := en.db.Reader()
 	se, err := storage.StepExecByID(ctx, r, p.StepExecutionID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
@@ -195,7 +198,7 @@ func (a *App) runWorkflowWebhook(ctx context.Context, job *queue.RunningJob) (an
 	var req webhookRequest
 	var failure string
 	if len(job.Checkpoint) == 0 || json.Unmarshal(job.Checkpoint, &req) != nil || req.URL == "" {
-		if req, failure, err = a.buildWebhook(ctx, x, se); err != nil {
+		if req, failure, err = en.buildWebhook(ctx, x, se); err != nil {
 			return nil, err
 		}
 		if failure == "" {
@@ -207,32 +210,32 @@ func (a *App) runWorkflowWebhook(ctx context.Context, job *queue.RunningJob) (an
 	res := &webhookResult{stepExecID: se.ID}
 	if failure != "" {
 		res.failure = failure
-		return nil, a.recordWebhook(ctx, x, res)
+		return nil, en.recordWebhook(ctx, x, res)
 	}
 	out := map[string]any{"url": req.URL, "method": req.Method, "statusCode": nil, "attempts": job.Attempts, "response": nil}
 	res.output = out
-	status, body, err := a.callWebhook(ctx, x.ProjectID, req)
+	status, body, err := en.callWebhook(ctx, x.ProjectID, req)
 	var blocked *blockedAddrError
 	switch {
 	case errors.As(err, &blocked):
 		out["attempts"] = 0
 		res.failure = blocked.Error()
-		return nil, a.recordWebhook(ctx, x, res)
+		return nil, en.recordWebhook(ctx, x, res)
 	case err != nil:
 		out["response"] = err.Error()
-		return nil, a.noteWebhookAttempt(ctx, se, out, fmt.Errorf("webhook call failed: %w", err))
+		return nil, en.noteWebhookAttempt(ctx, se, out, fmt.Errorf("webhook call failed: %w", err))
 	}
 	out["statusCode"], out["response"] = status, body
 	if status < 200 || status > 299 {
-		return nil, a.noteWebhookAttempt(ctx, se, out, fmt.Errorf("webhook answered HTTP %d", status))
+		return nil, en.noteWebhookAttempt(ctx, se, out, fmt.Errorf("webhook answered HTTP %d", status))
 	}
-	return nil, a.recordWebhook(ctx, x, res)
+	return nil, en.recordWebhook(ctx, x, res)
 }
 
 // recordWebhook ends the step and moves the execution on, if the step is
 // still the open one.
-func (a *App) recordWebhook(ctx context.Context, x storage.Execution, res *webhookResult) error {
-	return a.db.Write(ctx, func(tx *storage.Tx) error {
+func (en *Engine) recordWebhook(ctx context.Context, x storage.Execution, res *webhookResult) error {
+	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		cur, err := storage.ExecutionByIDAny(ctx, tx, x.ID)
 		if err != nil || !cur.Active() {
 			return err
@@ -241,14 +244,14 @@ func (a *App) recordWebhook(ctx context.Context, x storage.Execution, res *webho
 		if err != nil {
 			return err
 		}
-		return a.advance(ctx, tx, newRun(w, &cur, nil), stepInput{hook: res})
+		return en.advance(ctx, tx, newRun(w, &cur, nil), stepInput{hook: res})
 	})
 }
 
 // noteWebhookAttempt keeps a failed attempt's answer in the step's output,
 // for the give-up to report, and returns cause for the queue to retry.
-func (a *App) noteWebhookAttempt(ctx context.Context, se storage.StepExecution, out map[string]any, cause error) error {
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+func (en *Engine) noteWebhookAttempt(ctx context.Context, se storage.StepExecution, out map[string]any, cause error) error {
+	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		cur, err := storage.StepExecByID(ctx, tx, se.ID)
 		if err != nil || cur.Status != storage.StepRunning {
 			return err
@@ -262,8 +265,8 @@ func (a *App) noteWebhookAttempt(ctx context.Context, se storage.StepExecution, 
 	return cause
 }
 
-// giveUpWebhook fails the step and its execution after the last attempt.
-func (a *App) giveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+// GiveUpWebhook fails the step and its execution after the last attempt.
+func (en *Engine) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil
@@ -287,12 +290,12 @@ func (a *App) giveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job
 	_ = json.Unmarshal(se.Output, &out)
 	out["attempts"] = job.MaxAttempts
 	msg := fmt.Sprintf("Webhook failed after %d attempts: %v", job.MaxAttempts, cause)
-	return a.advance(ctx, tx, newRun(w, &x, nil), stepInput{hook: &webhookResult{stepExecID: se.ID, output: out, failure: msg}})
+	return en.advance(ctx, tx, newRun(w, &x, nil), stepInput{hook: &webhookResult{stepExecID: se.ID, output: out, failure: msg}})
 }
 
 // callWebhook sends a signed request and reads at most 16 KiB of answer.
-func (a *App) callWebhook(ctx context.Context, projectID string, req webhookRequest) (int, any, error) {
-	p, err := storage.ProjectByID(ctx, a.db.Reader(), projectID)
+func (en *Engine) callWebhook(ctx context.Context, projectID string, req webhookRequest) (int, any, error) {
+	p, err := storage.ProjectByID(ctx, en.db.Reader(), projectID)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -311,12 +314,12 @@ func (a *App) callWebhook(ctx context.Context, projectID string, req webhookRequ
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	hr.Header.Set("User-Agent", "Herald-Webhook/1")
-	t := strconv.FormatInt(a.clock.Now().Unix(), 10)
+	t := strconv.FormatInt(en.clock.Now().Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(p.Secret))
 	mac.Write([]byte(t + "."))
 	mac.Write(req.Body)
 	hr.Header.Set("X-Herald-Signature", "t="+t+",v1="+hex.EncodeToString(mac.Sum(nil)))
-	resp, err := a.webhookClient().Do(hr)
+	resp, err := en.webhookClient().Do(hr)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -334,8 +337,8 @@ func (a *App) callWebhook(ctx context.Context, projectID string, req webhookRequ
 // the contact's data and the execution's context (event.<key>). The body
 // is the same on every attempt: it is made from rows that the step does
 // not change.
-func (a *App) buildWebhook(ctx context.Context, x storage.Execution, se storage.StepExecution) (webhookRequest, string, error) {
-	r := a.db.Reader()
+func (en *Engine) buildWebhook(ctx context.Context, x storage.Execution, se storage.StepExecution) (webhookRequest, string, error) {
+	r := en.db.Reader()
 	st, err := storage.StepByID(ctx, r, se.StepID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return webhookRequest{}, "The step was deleted before its webhook was called", nil
@@ -343,7 +346,7 @@ func (a *App) buildWebhook(ctx context.Context, x storage.Execution, se storage.
 	if err != nil {
 		return webhookRequest{}, "", err
 	}
-	var c webhookConfig
+	var c WebhookConfig
 	_ = json.Unmarshal(st.Config, &c)
 	contact, err := storage.ContactByID(ctx, r, x.ProjectID, x.ContactID)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -371,7 +374,7 @@ func (a *App) buildWebhook(ctx context.Context, x storage.Execution, se storage.
 	vars["id"], vars["email"], vars["subscribed"], vars["data"] = contact.ID, contact.Email, contact.Subscribed, data
 	vars["event"] = event
 	vars["contact"] = map[string]any{"id": contact.ID, "email": contact.Email, "subscribed": contact.Subscribed, "data": data}
-	renderStr := func(s string) (string, error) { return a.renderer.Render(ctx, s, vars, render.Text) }
+	renderStr := func(s string) (string, error) { return en.renderer.Render(ctx, s, vars, render.Text) }
 	req := webhookRequest{Method: c.Method, Headers: map[string]string{}}
 	if req.Method == "" {
 		req.Method = http.MethodPost

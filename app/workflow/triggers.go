@@ -1,4 +1,4 @@
-package app
+package workflow
 
 import (
 	"context"
@@ -39,16 +39,16 @@ func (t *workflowTriggers) invalidate(projectID string) {
 // wants reports whether the engine must see events of a name in a project.
 // A failure to load the table answers yes: the engine then looks and finds
 // nothing to do, rather than missing an enrolment.
-func (a *App) wantsEvent(ctx context.Context, projectID, name string) bool {
-	t := a.triggers
+func (en *Engine) wantsEvent(ctx context.Context, projectID, name string) bool {
+	t := en.triggers
 	t.mu.Lock()
 	p, ok := t.projects[projectID]
 	gen := t.gen
 	t.mu.Unlock()
 	if !ok {
 		var err error
-		if p, err = a.loadTriggers(ctx, projectID); err != nil {
-			a.log.Warn("workflow triggers: load failed", "project", projectID, "err", err)
+		if p, err = en.loadTriggers(ctx, projectID); err != nil {
+			en.log.Warn("workflow triggers: load failed", "project", projectID, "err", err)
 			return true
 		}
 		t.mu.Lock()
@@ -60,8 +60,8 @@ func (a *App) wantsEvent(ctx context.Context, projectID, name string) bool {
 	return p.names[name]
 }
 
-func (a *App) loadTriggers(ctx context.Context, projectID string) (*projectTriggers, error) {
-	r := a.db.Reader()
+func (en *Engine) loadTriggers(ctx context.Context, projectID string) (*projectTriggers, error) {
+	r := en.db.Reader()
 	wfs, err := storage.EnabledEventWorkflows(ctx, r, projectID)
 	if err != nil {
 		return nil, err
@@ -80,19 +80,19 @@ func (a *App) loadTriggers(ctx context.Context, projectID string) (*projectTrigg
 	return p, nil
 }
 
-// workflowChanged drops a project's trigger table once the write commits.
-func (a *App) workflowChanged(tx *storage.Tx, projectID string) {
-	tx.OnCommit(func() { a.triggers.invalidate(projectID) })
+// changed drops a project's trigger table once the write commits.
+func (en *Engine) changed(tx *storage.Tx, projectID string) {
+	tx.OnCommit(func() { en.triggers.invalidate(projectID) })
 }
 
-// noteEvents hands the engine, inside the write that records them, the
+// NoteEvents hands the engine, inside the write that records them, the
 // events it wants: they join its inbox in the same transaction, so a
 // committed event is never missed, and the enrolment job runs after the
 // commit. Events the engine does not want cost a map lookup each.
-func (a *App) noteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
+func (en *Engine) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
 	noted := false
 	for _, ev := range events {
-		if ev.ContactID == "" || !a.wantsEvent(ctx, ev.ProjectID, ev.Name) {
+		if ev.ContactID == "" || !en.wantsEvent(ctx, ev.ProjectID, ev.Name) {
 			continue
 		}
 		if err := tx.InsertInbox(ctx, storage.InboxEvent{ProjectID: ev.ProjectID, EventID: ev.ID, ContactID: ev.ContactID,
@@ -104,14 +104,6 @@ func (a *App) noteEvents(ctx context.Context, tx *storage.Tx, events ...storage.
 	if !noted {
 		return nil
 	}
-	_, err := a.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobWorkflowEnrol, UniqueKey: JobWorkflowEnrol})
+	_, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: JobEnrol, UniqueKey: JobEnrol})
 	return err
-}
-
-// insertEvent records an event and hands it to the workflow engine.
-func (a *App) insertEvent(ctx context.Context, tx *storage.Tx, ev storage.Event) error {
-	if err := tx.InsertEvent(ctx, ev); err != nil {
-		return err
-	}
-	return a.noteEvents(ctx, tx, ev)
 }
