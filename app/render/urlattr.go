@@ -1,8 +1,9 @@
 package render
 
 import (
-	"html"
 	"strings"
+
+	"golang.org/x/net/html"
 )
 
 // A value from contact data that starts a URL attribute (href, src, ...)
@@ -28,6 +29,9 @@ var urlAttrs = map[string]bool{
 }
 
 // safeURL returns u when its scheme is one mail may link to, else "#".
+// Character references are decoded as an HTML parser decodes them:
+// x/net/html follows the HTML standard, where "&#1javascript:" is U+0001
+// then "javascript:" (the standard library's html leaves it as written).
 func safeURL(u string) string {
 	if schemeAllowed(html.UnescapeString(u)) { // {{{ }}} output reaches the reader unescaped
 		return u

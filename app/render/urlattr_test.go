@@ -12,6 +12,10 @@ func TestURLAttributesFromDataKeepSafeSchemes(t *testing.T) {
 		{`<a href='{{ u }}'>x</a>`, "data:text/html;base64,PHNjcmlwdD4=", `<a href='#'>x</a>`},
 		{`<a href={{u}}>x</a>`, "vbscript:x", `<a href=#>x</a>`},
 		{`<img src="{{{u}}}">`, "javascript:x", `<img src="#">`},
+		// A numeric reference without its semicolon, as browsers read it:
+		// U+0001, which URL parsing strips, then the scheme.
+		{`<a href="{{{u}}}">x</a>`, "&#1javascript:x", `<a href="#">x</a>`},
+		{`<a href="{{{u}}}">x</a>`, "&#1A:", `<a href="#">x</a>`},
 		{`<a HREF = "{{u ?? "https://d.example"}}">x</a>`, "", `<a HREF = "https://d.example">x</a>`},
 		{`<a href="{{u}}">x</a>`, "https://example.com/?a=1&b=2", `<a href="https://example.com/?a=1&amp;b=2">x</a>`},
 		{`<a href="{{u}}">x</a>`, "mailto:a@example.com", `<a href="mailto:a@example.com">x</a>`},
