@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/message"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
@@ -298,7 +299,7 @@ func (a *App) buildCampaignEmails(ctx context.Context, out *outgoing, c storage.
 }
 
 func (a *App) campaignEmail(ctx context.Context, out *outgoing, c storage.Campaign, ct storage.Contact) (storage.Email, error) {
-	data, err := decodeData(ct.Data)
+	data, err := jsondata.Decode(ct.Data)
 	if err != nil {
 		return storage.Email{}, err
 	}

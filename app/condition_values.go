@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -31,7 +32,7 @@ func checkValue(v *Validation, path string, kind fieldKind, op storage.Op, value
 		}
 		return NormalizeEmail(s) // emails are stored normalised
 	case kind == kindSubscribed:
-		if b, ok := boolValue(value); ok {
+		if b, ok := jsondata.Bool(value); ok {
 			return b
 		}
 		return bad("Expected true or false")
@@ -54,7 +55,7 @@ func checkValue(v *Validation, path string, kind fieldKind, op storage.Op, value
 	}
 	// An ordering on a date column or on data.
 	if s, ok := value.(string); ok {
-		if t, ok := parseDate(s); ok {
+		if t, ok := jsondata.ParseDate(s); ok {
 			return t
 		}
 	}
@@ -135,31 +136,4 @@ func toFloat(n any) (float64, bool) {
 		return x, true
 	}
 	return 0, false
-}
-
-func boolValue(v any) (bool, bool) {
-	switch b := v.(type) {
-	case bool:
-		return b, true
-	case string:
-		switch strings.ToLower(b) {
-		case "true":
-			return true, true
-		case "false":
-			return false, true
-		}
-	}
-	return false, false
-}
-
-// parseDate reads the ISO 8601 forms people send: a date, a date and time
-// with or without zone (UTC when absent), with or without fractions.
-func parseDate(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999",
-		"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
 }

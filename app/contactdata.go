@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
 	"reflect"
 )
@@ -123,31 +122,4 @@ func (d DataInput) EventData() map[string]any {
 	maps.Copy(out, d.set)
 	maps.Copy(out, d.oneShot)
 	return out
-}
-
-// decodeData reads a stored data object; numbers stay json.Number so that
-// they compare equal to request input decoded the same way.
-func decodeData(raw []byte) (map[string]any, error) {
-	m := map[string]any{}
-	if len(raw) == 0 {
-		return m, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func encodeData(m map[string]any) []byte {
-	if len(m) == 0 {
-		return []byte("{}")
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		// Values come from decoded JSON, so they always encode.
-		panic("encode contact data: " + err.Error())
-	}
-	return b
 }

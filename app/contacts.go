@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/storage"
 )
@@ -119,7 +120,7 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 			in.id = newID()
 		}
 		c = storage.Contact{ID: in.id, ProjectID: projectID, Email: in.email, Subscribed: sub,
-			Data: encodeData(data), CreatedAt: now, UpdatedAt: now}
+			Data: jsondata.Encode(data), CreatedAt: now, UpdatedAt: now}
 		return contactChange{contact: c, created: true}, tx.InsertContact(ctx, c)
 	}
 	if err != nil {
@@ -131,7 +132,7 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 		// single writer no decoding.
 		return contactChange{contact: c}, nil
 	}
-	data, err := decodeData(c.Data)
+	data, err := jsondata.Decode(c.Data)
 	if err != nil {
 		return contactChange{}, err
 	}
@@ -140,7 +141,7 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 		c.Subscribed = *in.subscribed
 	}
 	if changed || flipped {
-		c.Data, c.UpdatedAt = encodeData(data), now
+		c.Data, c.UpdatedAt = jsondata.Encode(data), now
 		if err := tx.UpdateContact(ctx, c); err != nil {
 			return contactChange{}, err
 		}
@@ -216,7 +217,7 @@ func (a *App) updateContact(ctx context.Context, tx *storage.Tx, projectID, id, 
 		}
 		c.Email = email
 	}
-	data, err := decodeData(c.Data)
+	data, err := jsondata.Decode(c.Data)
 	if err != nil {
 		return c, err
 	}
@@ -226,7 +227,7 @@ func (a *App) updateContact(ctx context.Context, tx *storage.Tx, projectID, id, 
 		c.Subscribed = *in.Subscribed
 	}
 	now := a.now()
-	c.Data, c.UpdatedAt = encodeData(data), now
+	c.Data, c.UpdatedAt = jsondata.Encode(data), now
 	if err := tx.UpdateContact(ctx, c); err != nil {
 		return c, err
 	}

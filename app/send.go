@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/message"
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/dkim"
@@ -236,7 +237,7 @@ func (a *App) contactPreview(ctx context.Context, projectID, email string) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	data, err := decodeData(c.Data)
+	data, err := jsondata.Decode(c.Data)
 	return c.ID, data, err
 }
 

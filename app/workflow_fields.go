@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -44,7 +45,7 @@ func (a *App) GetWorkflowFields(ctx context.Context, projectID, eventName string
 	}
 	types := map[string]string{}
 	for _, raw := range evs {
-		data, _ := decodeData(raw)
+		data, _ := jsondata.Decode(raw)
 		for k, v := range data {
 			t := jsonType(v)
 			if old, ok := types[k]; ok && old != t {
@@ -71,7 +72,7 @@ func jsonType(v any) string {
 	case bool:
 		return "boolean"
 	case string:
-		if _, ok := parseDate(x); ok {
+		if _, ok := jsondata.ParseDate(x); ok {
 			return "date"
 		}
 	}

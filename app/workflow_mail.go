@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/message"
 	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/storage"
@@ -78,7 +79,7 @@ func (h workflowHost) PrepareMail(ctx context.Context, x storage.Execution, se s
 		}
 		return nil, err
 	}
-	data, err := decodeData(contact.Data)
+	data, err := jsondata.Decode(contact.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func (h workflowHost) PrepareMail(ctx context.Context, x storage.Execution, se s
 		// The contact's own links must not reach someone else.
 		vars["unsubscribeUrl"], vars["subscribeUrl"], vars["manageUrl"] = "", "", ""
 	}
-	execVars, _ := decodeData(x.Context)
+	execVars, _ := jsondata.Decode(x.Context)
 	vars["event"] = execVars
 	if err := h.a.compose(ctx, out, message.Address{Email: to}, &e, vars); err != nil {
 		if ae, ok := AsError(err); ok {

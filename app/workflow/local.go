@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -35,7 +36,7 @@ func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *exec
 	if err != nil {
 		return nil, err
 	}
-	data, err := decodeData(c.Data)
+	data, err := jsondata.Decode(c.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *exec
 	}
 	if changed || flipped {
 		now := en.now()
-		c.Data, c.UpdatedAt = encodeData(data), now
+		c.Data, c.UpdatedAt = jsondata.Encode(data), now
 		if r.out != nil && r.contacts != nil { // a batch: its copy of the contact serves its later reads
 			if err := r.out.UpdateContactData(ctx, c, flipped); err != nil {
 				return nil, err
@@ -110,7 +111,7 @@ func (en *Engine) conditionField(ctx context.Context, tx *storage.Tx, r *execRun
 	case "id":
 		return c.ID, nil
 	}
-	data, err := decodeData(c.Data)
+	data, err := jsondata.Decode(c.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func valuesEqual(v, want any) bool {
 		}
 	}
 	if a, ok := v.(bool); ok {
-		b, ok := boolValue(want)
+		b, ok := jsondata.Bool(want)
 		return ok && a == b
 	}
 	return textOf(v) == textOf(want)
@@ -211,8 +212,8 @@ func compareValues(v, want any) (int, bool) {
 	if ok1 && ok2 {
 		return cmpFloat(a, b), true
 	}
-	if ta, ok := parseDate(textOf(v)); ok {
-		if tb, ok := parseDate(textOf(want)); ok {
+	if ta, ok := jsondata.ParseDate(textOf(v)); ok {
+		if tb, ok := jsondata.ParseDate(textOf(want)); ok {
 			return ta.Compare(tb), true
 		}
 	}

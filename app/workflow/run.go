@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -58,7 +59,7 @@ func (r *execRun) graph(ctx context.Context, tx *storage.Tx) (*Graph, error) {
 // it, so a wave of DELAYs does not decode it.
 func (r *execRun) context() map[string]any {
 	if r.vars == nil {
-		r.vars, _ = decodeData(r.x.Context)
+		r.vars, _ = jsondata.Decode(r.x.Context)
 		if r.vars == nil {
 			r.vars = map[string]any{}
 		}
@@ -293,7 +294,7 @@ func (en *Engine) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *st
 		return finish(nil, "", "")
 	case StepWaitForEvent:
 		if ev := in.event; ev != nil {
-			data, _ := decodeData(ev.Data)
+			data, _ := jsondata.Decode(ev.Data)
 			vars := r.context()
 			for k, v := range data {
 				vars[k] = v

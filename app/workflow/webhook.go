@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
@@ -359,8 +360,8 @@ func (en *Engine) buildWebhook(ctx context.Context, x storage.Execution, se stor
 	if err != nil {
 		return webhookRequest{}, "", err
 	}
-	data, _ := decodeData(contact.Data)
-	event, _ := decodeData(x.Context)
+	data, _ := jsondata.Decode(contact.Data)
+	event, _ := jsondata.Decode(x.Context)
 	if data == nil {
 		data = map[string]any{}
 	}
