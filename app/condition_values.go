@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app/jsondata"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -70,7 +71,7 @@ func checkValue(v *Validation, path string, kind fieldKind, op storage.Op, value
 
 // checkWindow reads "value unit" as a time span back from now.
 func checkWindow(v *Validation, path string, f ConditionFilter) time.Duration {
-	unit, unitOK := unitLength(f.Unit)
+	unit, unitOK := workflow.UnitLength(f.Unit) // a condition's "within" units are a DELAY's
 	switch {
 	case f.Unit == "":
 		v.Add(fieldPath(path, "unit"), "invalid_type", "Required: one of seconds, minutes, hours, days", nil)
@@ -96,20 +97,6 @@ func checkWindow(v *Validation, path string, f ConditionFilter) time.Duration {
 		return 0
 	}
 	return time.Duration(amount * float64(unit)).Truncate(time.Millisecond)
-}
-
-func unitLength(unit string) (time.Duration, bool) {
-	switch unit {
-	case "seconds":
-		return time.Second, true
-	case "minutes":
-		return time.Minute, true
-	case "hours":
-		return time.Hour, true
-	case "days":
-		return 24 * time.Hour, true
-	}
-	return 0, false
 }
 
 // numberValue reads a JSON number as int64 when it is whole and fits,
