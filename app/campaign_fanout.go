@@ -202,13 +202,16 @@ func (a *App) commitBatch(ctx context.Context, job *queue.RunningJob, c storage.
 			return err
 		}
 		for _, e := range emails {
-			queue := a.queueEmail
+			queue := a.queueCampaignEmail
 			if e.Status == storage.EmailFailed {
 				queue = a.queueFailedEmail
 			}
 			if err := queue(ctx, tx, e); err != nil {
 				return err
 			}
+		}
+		if err := a.jobs.Queued(tx, JobDeliverCampaign); err != nil {
+			return err
 		}
 		return job.SaveProgress(ctx, tx, min(99, cp.Done*100/max(1, cur.TotalRecipients)), cp)
 	})

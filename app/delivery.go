@@ -73,12 +73,22 @@ func (a *App) giveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Jo
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil // it names no email
 	}
+	return a.giveUpEmail(ctx, tx, p.EmailID, cause)
+}
+
+// giveUpCampaignDelivery is giveUpDelivery for a campaign's email, which is
+// its own job.
+func (a *App) giveUpCampaignDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+	return a.giveUpEmail(ctx, tx, job.ID, cause)
+}
+
+func (a *App) giveUpEmail(ctx context.Context, tx *storage.Tx, id string, cause error) error {
 	reason, _, _ := strings.Cut(cause.Error(), "\n") // a panic's stack stays in the job and the log
-	failed, err := tx.FailEmail(ctx, p.EmailID, "gave up: "+reason, a.now())
+	failed, err := tx.FailEmail(ctx, id, "gave up: "+reason, a.now())
 	if err != nil || !failed {
 		return err
 	}
-	e, err := storage.EmailByID(ctx, tx, p.EmailID)
+	e, err := storage.EmailByID(ctx, tx, id)
 	if err != nil {
 		return err
 	}
@@ -122,21 +132,33 @@ func (a *App) runDelivery(ctx context.Context, job *queue.RunningJob) (any, erro
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
 	}
-	e, err := a.emailToDeliver(ctx, p.EmailID)
+	return a.deliver(ctx, job, p.EmailID, false)
+}
+
+// runCampaignDelivery is runDelivery for a campaign's email, which is its
+// own job: the claim marked it SENDING.
+func (a *App) runCampaignDelivery(ctx context.Context, job *queue.RunningJob) (any, error) {
+	return a.deliver(ctx, job, job.ID, true)
+}
+
+// deliver makes one attempt of an email. selfQueued: the email is its own
+// queue entry, whose postponement takes back the attempt itself.
+func (a *App) deliver(ctx context.Context, job *queue.RunningJob, id string, selfQueued bool) (any, error) {
+	e, err := a.emailToDeliver(ctx, id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil // the project or email was deleted
 	}
 	if err != nil || e.Raw == nil {
 		return nil, err // no bytes: nothing left to send
 	}
-	if err := a.relayGate(ctx, e); err != nil {
+	if err := a.relayGate(ctx, e, selfQueued); err != nil {
 		return nil, err
 	}
 	res := a.mailer.Send(ctx, smtpout.Message{From: a.returnPath(ctx, e), To: []string{e.Recipient}, Data: e.Raw})
 	if len(res) != 1 {
 		return nil, fmt.Errorf("mailer returned %d results for one recipient", len(res))
 	}
-	if err := a.relayVerdict(ctx, e, res[0]); err != nil {
+	if err := a.relayVerdict(ctx, e, res[0], selfQueued); err != nil {
 		return nil, err
 	}
 	outcome := a.outcome(e, res[0])

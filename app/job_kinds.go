@@ -17,14 +17,17 @@ const (
 
 // Job kinds. A kind's name is stored in its jobs' rows: never rename one.
 const (
-	JobDeliver        = "email.deliver"
-	JobCampaignSend   = "campaign.send"
-	JobImportContacts = "contacts.import"
-	JobBulkContacts   = "contacts.bulk"
-	JobCheckDomains   = "domains.check"
-	JobSegments       = "segments.refresh"
-	JobCleanup        = "maintenance.cleanup"
-	JobAccounts       = "accounts.upkeep"
+	JobDeliver = "email.deliver"
+	// A campaign's email is its own delivery queue entry: no job row
+	// (app/campaign_queue.go).
+	JobDeliverCampaign = "email.deliver.campaign"
+	JobCampaignSend    = "campaign.send"
+	JobImportContacts  = "contacts.import"
+	JobBulkContacts    = "contacts.bulk"
+	JobCheckDomains    = "domains.check"
+	JobSegments        = "segments.refresh"
+	JobCleanup         = "maintenance.cleanup"
+	JobAccounts        = "accounts.upkeep"
 
 	// The workflow engine's kinds (app/workflow): enrolment from its
 	// inbox, the step run for executions due now, the timer for
@@ -56,6 +59,12 @@ func (a *App) jobKinds() []queue.Kind {
 		Name: JobDeliver, Lane: DeliveryLane, Run: a.runDelivery, Claimed: a.startDelivery,
 		Retry: deliveryRetry(a.delivery), Lease: 10 * time.Minute,
 		GiveUp: queue.Then(a.giveUpDelivery),
+	}, {
+		// The same for a campaign's email, kept in its own row instead
+		// of a job; claimed after JobDeliver's jobs in the lane.
+		Name: JobDeliverCampaign, Lane: DeliveryLane, Run: a.runCampaignDelivery, Store: campaignQueue{a},
+		Retry: deliveryRetry(a.delivery), Lease: 10 * time.Minute,
+		GiveUp: queue.Then(a.giveUpCampaignDelivery),
 	}, {
 		// A campaign's fan-out. Given up, the send stops as a cancel
 		// would: CANCELLED with what was queued (DRAFT if nothing was).

@@ -14,14 +14,15 @@ func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 	e := apptest.New(t, apptest.Options{Offline: true, NoWorkers: true, NoProject: true})
 	kinds := e.App.Jobs().Kinds()
 	want := map[string]string{
-		app.JobDeliver:        "give-up hook",
-		app.JobCampaignSend:   "give-up hook",
-		app.JobImportContacts: "kept failed",
-		app.JobBulkContacts:   "kept failed",
-		app.JobCheckDomains:   "rescheduled",
-		app.JobSegments:       "rescheduled",
-		app.JobCleanup:        "rescheduled",
-		app.JobAccounts:       "rescheduled",
+		app.JobDeliver:         "give-up hook",
+		app.JobDeliverCampaign: "give-up hook",
+		app.JobCampaignSend:    "give-up hook",
+		app.JobImportContacts:  "kept failed",
+		app.JobBulkContacts:    "kept failed",
+		app.JobCheckDomains:    "rescheduled",
+		app.JobSegments:        "rescheduled",
+		app.JobCleanup:         "rescheduled",
+		app.JobAccounts:        "rescheduled",
 
 		app.JobWorkflowEnrol:   "give-up hook",
 		app.JobWorkflowStep:    "give-up hook",

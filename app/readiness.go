@@ -98,8 +98,19 @@ func (s metricsSource) JobCounts(ctx context.Context) ([]metrics.JobCount, error
 
 func (s metricsSource) OldestQueuedDelivery(ctx context.Context) (time.Duration, error) {
 	at, ok, err := storage.OldestWaitingJob(ctx, s.a.db.Reader(), JobDeliver)
-	if err != nil || !ok {
+	if err != nil {
 		return 0, err
+	}
+	// A campaign's emails are their own queue entries (campaign_queue.go).
+	email, queued, err := storage.OldestQueuedEmail(ctx, s.a.db.Reader())
+	if err != nil {
+		return 0, err
+	}
+	if queued && (!ok || email.Before(at)) {
+		at, ok = email, true
+	}
+	if !ok {
+		return 0, nil
 	}
 	return max(s.a.clock.Now().Sub(at), 0), nil
 }

@@ -81,16 +81,16 @@ var errRelayRefusesLogin = fmt.Errorf("waiting: the SMTP relay refuses Herald's 
 
 // relayGate is run before an attempt: while the relay refuses the
 // credentials, the attempt is handed back without being counted.
-func (a *App) relayGate(ctx context.Context, e storage.Email) error {
+func (a *App) relayGate(ctx context.Context, e storage.Email, selfQueued bool) error {
 	if a.relay.mayTry(a.clock.Now()) {
 		return nil
 	}
-	return a.postponeDelivery(ctx, e)
+	return a.postponeDelivery(ctx, e, selfQueued)
 }
 
 // relayVerdict is run after an attempt: a refused login is logged once at
 // ERROR and postpones the delivery uncounted; a working one clears it.
-func (a *App) relayVerdict(ctx context.Context, e storage.Email, r smtpout.Result) error {
+func (a *App) relayVerdict(ctx context.Context, e storage.Email, r smtpout.Result, selfQueued bool) error {
 	if !r.RelayAuth {
 		if a.relay.worked() {
 			a.log.Info("the SMTP relay accepts Herald's credentials again: waiting deliveries resume", "relay", r.MXHost)
@@ -102,17 +102,21 @@ func (a *App) relayVerdict(ctx context.Context, e storage.Email, r smtpout.Resul
 		a.log.Error("the SMTP relay refuses Herald's credentials: deliveries wait, without using their retries, until HERALD_SMTP_RELAY_USERNAME / HERALD_SMTP_RELAY_PASSWORD are fixed",
 			"relay", r.MXHost, "code", r.Code, "enhanced", r.EnhancedCode, "reply", r.Message)
 	}
-	return a.postponeDelivery(ctx, e)
+	return a.postponeDelivery(ctx, e, selfQueued)
 }
 
 // postponeDelivery undoes the attempt the claim counted on the email and
 // hands the job back to the queue, due after relayProbeEvery, uncounted.
-func (a *App) postponeDelivery(ctx context.Context, e storage.Email) error {
-	err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
-		return tx.UndoAttempt(ctx, e.ID, a.now())
-	})
-	if err != nil {
-		return err
+// An email that is its own queue entry is handed back, attempt undone, by
+// the queue's own postponement.
+func (a *App) postponeDelivery(ctx context.Context, e storage.Email, selfQueued bool) error {
+	if !selfQueued {
+		err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
+			return tx.UndoAttempt(ctx, e.ID, a.now())
+		})
+		if err != nil {
+			return err
+		}
 	}
 	// A delivery that another one's working login overtook (it was gated
 	// while the relay still refused, and is written back after the resume)
@@ -124,7 +128,12 @@ func (a *App) postponeDelivery(ctx context.Context, e storage.Email) error {
 // now, instead of at their next probe time.
 func (a *App) resumeWaitingDeliveries(ctx context.Context) {
 	err := a.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
-		return a.jobs.ResumePostponed(ctx, tx, JobDeliver, errRelayRefusesLogin.Error())
+		for _, kind := range []string{JobDeliver, JobDeliverCampaign} {
+			if err := a.jobs.ResumePostponed(ctx, tx, kind, errRelayRefusesLogin.Error(), relayProbeEvery); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		a.log.Error("resume the deliveries that waited for the relay", "err", err)

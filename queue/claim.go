@@ -13,12 +13,19 @@ func (d *Dispatcher) claimAndStart(ctx context.Context) {
 	}
 }
 
+// claimLane fills the lane's free slots from its sources, in order.
 func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
+	for _, s := range l.sources {
+		d.claimSource(ctx, l, s)
+	}
+}
+
+func (d *Dispatcher) claimSource(ctx context.Context, l *lane, s *source) {
 	free := cap(l.slots) - len(l.slots)
-	if free == 0 || l.drain.drained() || len(l.kinds) == 0 || ctx.Err() != nil {
+	if free == 0 || s.drain.drained() || len(s.kinds) == 0 || ctx.Err() != nil {
 		return
 	}
-	version := l.drain.version()
+	version := s.drain.version()
 	var jobs []storage.Job
 	var now time.Time
 	var claimedN int
@@ -26,7 +33,7 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 		now = d.clock.Now()
 		// Claim with the longest lease the lane's kinds use; each kind's
 		// own lease applies from its first Progress call.
-		claimed, err := tx.ClaimJobs(ctx, l.kinds, now, now.Add(l.maxLease), free)
+		claimed, err := s.store.Claim(ctx, tx, s.kinds, now, now.Add(l.maxLease), free)
 		if err != nil {
 			return err
 		}
@@ -41,7 +48,7 @@ func (d *Dispatcher) claimLane(ctx context.Context, l *lane) {
 		return
 	}
 	if claimedN < free {
-		l.drain.markEmpty(version, now)
+		s.drain.markEmpty(version, now)
 	}
 	for _, j := range jobs {
 		l.slots <- struct{}{}
@@ -61,6 +68,9 @@ func (d *Dispatcher) startClaimed(ctx context.Context, tx *storage.Tx, l *lane, 
 	jobs := claimed[:0:0]
 	for _, j := range claimed {
 		k, ok := d.kinds[j.Kind]
+		if ok && j.MaxAttempts == 0 {
+			j.MaxAttempts = k.Retry.MaxAttempts // a store of its own need not keep it
+		}
 		if !ok || k.Claimed == nil || exhausted(j) {
 			jobs = append(jobs, j)
 			continue
@@ -72,7 +82,7 @@ func (d *Dispatcher) startClaimed(ctx context.Context, tx *storage.Tx, l *lane, 
 		case run:
 			jobs = append(jobs, j)
 		default:
-			if err := d.complete(ctx, tx, l, j, k, nil, now); err != nil {
+			if err := d.complete(ctx, tx, j, k, nil, now); err != nil {
 				return nil, err
 			}
 		}

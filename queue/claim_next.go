@@ -33,23 +33,42 @@ type nextJob struct {
 // that fails is logged and left to the dispatcher; should it fail after the
 // job was marked active, the job waits for its lease to run out, as the job
 // of a worker that died does.
+//
+// The lane's sources are asked in order, so a job of the jobs table (a
+// transactional send's delivery) is taken before the next row of a store
+// of its own (a campaign's email); a drained source is not asked.
 func (d *Dispatcher) claimNext(runCtx context.Context, tx *storage.Tx, l *lane, next *nextJob) {
-	if l == nil || next == nil || runCtx.Err() != nil || l.drain.drained() {
+	if l == nil || next == nil || runCtx.Err() != nil {
 		return
 	}
+	for _, s := range l.sources {
+		if s.drain.drained() {
+			continue
+		}
+		if d.claimNextFrom(runCtx, tx, l, s, next) {
+			return
+		}
+	}
+}
+
+// claimNextFrom claims one job of s into next, and reports whether it did
+// (or failed: the next source is not asked then).
+func (d *Dispatcher) claimNextFrom(runCtx context.Context, tx *storage.Tx, l *lane, s *source, next *nextJob) bool {
 	now := d.clock.Now()
-	claimed, err := tx.ClaimJobs(runCtx, l.kinds, now, now.Add(l.maxLease), 1)
+	claimed, err := s.store.Claim(runCtx, tx, s.kinds, now, now.Add(l.maxLease), 1)
 	if err == nil && len(claimed) > 0 {
 		claimed, err = d.startClaimed(runCtx, tx, l, claimed, now)
 	}
 	if err != nil {
 		d.log.Error("claim the next job with an outcome", "lane", l.name, "err", err)
-		return
+		return true
 	}
-	if len(claimed) > 0 {
-		j := claimed[0]
-		tx.OnCommit(func() { *next = nextJob{job: j, ok: true} })
+	if len(claimed) == 0 {
+		return false
 	}
+	j := claimed[0]
+	tx.OnCommit(func() { *next = nextJob{job: j, ok: true} })
+	return true
 }
 
 // take returns the claimed job, if any, and forgets it.

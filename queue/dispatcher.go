@@ -34,10 +34,20 @@ type Dispatcher struct {
 	alive   atomic.Bool // Run is running (readiness)
 }
 
-// kind is a row of the table with the lane it runs in.
+// kind is a row of the table with the lane it runs in and its source there.
 type kind struct {
 	Kind
 	lane *lane
+	src  *source
+}
+
+// store is where the kind's jobs are kept (the jobs table for a kind
+// found in no table).
+func (k *kind) store() Store {
+	if k.Store == nil {
+		return jobsTable{}
+	}
+	return k.Store
 }
 
 // New checks the table and returns a dispatcher for it. An undeclared or
@@ -63,9 +73,10 @@ func New(o Options) (*Dispatcher, error) {
 		}
 		k = k.withDefaults()
 		l := d.lane(k.Lane)
-		l.kinds = append(l.kinds, k.Name)
+		src := l.sourceFor(k.Store)
+		src.kinds = append(src.kinds, k.Name)
 		l.maxLease = max(l.maxLease, k.Lease)
-		d.kinds[k.Name] = &kind{Kind: k, lane: l}
+		d.kinds[k.Name] = &kind{Kind: k, lane: l, src: src}
 		d.table = append(d.table, k)
 	}
 	return d, nil
@@ -98,13 +109,18 @@ func (d *Dispatcher) lane(name string) *lane {
 	return nil
 }
 
-// kindNames are the names of the table's kinds.
-func (d *Dispatcher) kindNames() []string {
-	names := make([]string, len(d.table))
-	for i, k := range d.table {
-		names[i] = k.Name
+// stores are the distinct stores of the table's kinds, each with the names
+// of its kinds, in table order.
+func (d *Dispatcher) stores() ([]Store, map[Store][]string) {
+	var order []Store
+	kinds := map[Store][]string{}
+	for _, k := range d.table {
+		if _, seen := kinds[k.Store]; !seen {
+			order = append(order, k.Store)
+		}
+		kinds[k.Store] = append(kinds[k.Store], k.Name)
 	}
-	return names
+	return order, kinds
 }
 
 // Kinds returns the table, in its order, with the defaults filled in.
@@ -152,32 +168,57 @@ func (d *Dispatcher) Wake() {
 
 func (d *Dispatcher) undrain() {
 	for _, l := range d.lanes {
-		l.drain.changed()
+		for _, s := range l.sources {
+			s.drain.changed()
+		}
 	}
 }
 
-// nextWake is when a drained lane may have work again: the first time a job
-// falls due or a lease runs out after the earliest drain. It is idleWait
-// from now at the latest. Lanes that are not drained need no timer: they
-// are full, and a finishing job wakes the dispatcher.
+// nextWake is when a drained source may have work again: the first time a
+// job falls due or a lease runs out after the earliest drain, in any store.
+// It is idleWait from now at the latest. Sources that are not drained need
+// no timer: their lanes are full, and a finishing job wakes the dispatcher.
 func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
-	limit := d.clock.Now().Add(idleWait)
+	wake := d.clock.Now().Add(idleWait)
 	since, ok := d.earliestDrain()
 	if !ok {
-		return limit
+		return wake
 	}
-	next, ok, err := storage.NextJobTime(ctx, d.db.Reader(), since, d.kindNames())
-	if err != nil || !ok || next.After(limit) {
-		return limit
+	stores, kinds := d.stores()
+	for _, s := range stores {
+		next, ok, err := s.NextTime(ctx, d.db.Reader(), since, kinds[s])
+		if err == nil && ok && next.Before(wake) {
+			wake = next
+		}
 	}
-	return next
+	return wake
 }
 
 func (d *Dispatcher) earliestDrain() (since time.Time, ok bool) {
 	for _, l := range d.lanes {
-		if l.drain.drained() && (!ok || l.drain.at.Before(since)) {
-			since, ok = l.drain.at, true
+		for _, s := range l.sources {
+			if s.drain.drained() && (!ok || s.drain.at.Before(since)) {
+				since, ok = s.drain.at, true
+			}
 		}
 	}
 	return since, ok
+}
+
+// storeOf is where the jobs of a kind are kept.
+func (d *Dispatcher) storeOf(kindName string) Store {
+	if k, ok := d.kinds[kindName]; ok {
+		return k.store()
+	}
+	return jobsTable{}
+}
+
+// NextRun is when the earliest queued job of a kind is due, from the
+// kind's store.
+func (d *Dispatcher) NextRun(ctx context.Context, kindName string) (time.Time, bool, error) {
+	k, ok := d.kinds[kindName]
+	if !ok {
+		return time.Time{}, false, errors.New("queue: no job kind " + kindName)
+	}
+	return k.store().NextRun(ctx, d.db.Reader(), kindName)
 }

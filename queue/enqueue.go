@@ -27,6 +27,9 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (st
 	if !ok {
 		return "", fmt.Errorf("enqueue: no handler for job kind %q", s.Kind)
 	}
+	if _, jobs := k.Store.(jobsTable); !jobs {
+		return "", fmt.Errorf("enqueue: job kind %q keeps its jobs in a store of its own: add them there and call Queued", s.Kind)
+	}
 	payload, err := json.Marshal(s.Payload)
 	if err != nil {
 		return "", err
@@ -40,11 +43,28 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (st
 	if _, err := tx.InsertJob(ctx, j); err != nil {
 		return "", err
 	}
+	d.wakeOnCommit(tx, k)
+	return j.ID, nil
+}
+
+// Queued tells the dispatcher, once tx commits, that jobs of a kind kept
+// in a store of its own were added in tx: its source has work again.
+func (d *Dispatcher) Queued(tx *storage.Tx, kindName string) error {
+	k, ok := d.kinds[kindName]
+	if !ok {
+		return fmt.Errorf("queue: no job kind %q", kindName)
+	}
+	d.wakeOnCommit(tx, k)
+	return nil
+}
+
+// wakeOnCommit undrains k's source and wakes the dispatcher once tx
+// commits.
+func (d *Dispatcher) wakeOnCommit(tx *storage.Tx, k *kind) {
 	tx.OnCommit(func() {
-		k.lane.drain.changed()
+		k.src.drain.changed()
 		d.Wake()
 	})
-	return j.ID, nil
 }
 
 // SchedulePeriodic makes sure each periodic kind has its job, once: the
@@ -68,11 +88,19 @@ func (d *Dispatcher) SchedulePeriodic(ctx context.Context) error {
 // leases run out: run again, or given up if that was their last attempt.
 // Call it before Run, and only while holding the data directory's lock.
 func (d *Dispatcher) RecoverInterrupted(ctx context.Context) error {
+	stores, _ := d.stores()
 	return d.db.Write(ctx, func(tx *storage.Tx) error {
-		n, err := tx.ExpireJobLeases(ctx, d.clock.Now())
-		if n > 0 {
-			d.log.Info("jobs interrupted by the last shutdown are due again", "jobs", n)
+		var total int64
+		for _, s := range stores {
+			n, err := s.ExpireLeases(ctx, tx, d.clock.Now())
+			if err != nil {
+				return err
+			}
+			total += n
 		}
-		return err
+		if total > 0 {
+			d.log.Info("jobs interrupted by the last shutdown are due again", "jobs", total)
+		}
+		return nil
 	})
 }

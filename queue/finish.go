@@ -88,22 +88,22 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 	record := func(tx *storage.Tx) error {
 		switch {
 		case runErr == nil:
-			return d.complete(wctx, tx, l, j, k, result, now)
+			return d.complete(wctx, tx, j, k, result, now)
 		case ctx.Err() != nil:
-			requeued(tx, l)
-			return tx.ReleaseJob(wctx, j.ID, j.Attempts, "interrupted by shutdown", now)
+			requeued(tx, k)
+			return k.store().Release(wctx, tx, j, "interrupted by shutdown", now)
 		case postponed:
-			requeued(tx, l)
+			requeued(tx, k)
 			due := now.Add(later.After)
 			if later.Until != nil && later.Until() {
 				due = now
 			}
-			return tx.PostponeJob(wctx, j.ID, j.Attempts, due, runErr.Error(), now)
+			return k.store().Postpone(wctx, tx, j, due, runErr.Error(), now)
 		case givingUp:
-			return d.giveUp(wctx, tx, l, j, k, runErr, now)
+			return d.giveUp(wctx, tx, j, k, runErr, now)
 		}
-		requeued(tx, l)
-		return tx.RetryJob(wctx, j.ID, j.Attempts, now.Add(k.Retry.Backoff(j.Attempts)), runErr.Error(), now)
+		requeued(tx, k)
+		return k.store().Retry(wctx, tx, j, now.Add(k.Retry.Backoff(j.Attempts)), runErr.Error(), now)
 	}
 	err := d.db.Write(wctx, func(tx *storage.Tx) error {
 		if err := record(tx); err != nil {
@@ -114,7 +114,7 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 	})
 	switch {
 	case err != nil && givingUp:
-		d.failWithoutHook(wctx, log, j, runErr, err, now)
+		d.failWithoutHook(wctx, log, j, k, runErr, err, now)
 	case err != nil:
 		log.Error("record job outcome", "err", err)
 	case givingUp:
@@ -127,17 +127,17 @@ func (d *Dispatcher) finish(ctx context.Context, log *slog.Logger, l *lane, j st
 }
 
 // giveUp ends a job after its last attempt with its kind's outcome.
-func (d *Dispatcher) giveUp(ctx context.Context, tx *storage.Tx, l *lane, j storage.Job, k *kind, cause error, now time.Time) error {
+func (d *Dispatcher) giveUp(ctx context.Context, tx *storage.Tx, j storage.Job, k *kind, cause error, now time.Time) error {
 	switch k.GiveUp.what {
 	case outcomeReschedule:
-		requeued(tx, l)
+		requeued(tx, k)
 		return tx.RescheduleJob(ctx, j.ID, now.Add(k.Every), now)
 	case outcomeHook:
 		if err := runHook(ctx, tx, k.GiveUp.hook, j, cause); err != nil {
 			return err
 		}
 	}
-	return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobFailed, nil, cause.Error(), now)
+	return k.store().Remove(ctx, tx, j, true, cause.Error(), now)
 }
 
 // runHook runs a give-up hook, turning a panic into an error.
@@ -153,27 +153,31 @@ func runHook(ctx context.Context, tx *storage.Tx, hook GiveUpFunc, j storage.Job
 // failWithoutHook fails a job whose give-up could not be recorded (its
 // hook failed), so that it does not stay active; the entity it worked on
 // is left as it was, which the log says loudly.
-func (d *Dispatcher) failWithoutHook(ctx context.Context, log *slog.Logger, j storage.Job, cause, hookErr error, now time.Time) {
+func (d *Dispatcher) failWithoutHook(ctx context.Context, log *slog.Logger, j storage.Job, k *kind, cause, hookErr error, now time.Time) {
 	log.Error("job gave up, but its give-up outcome failed: the job is failed without it", "err", cause, "outcome_err", hookErr)
 	err := d.db.Write(ctx, func(tx *storage.Tx) error {
-		return tx.FinishJob(ctx, j.ID, j.Attempts, storage.JobFailed, nil, cause.Error(), now)
+		return k.store().Remove(ctx, tx, j, true, cause.Error(), now)
 	})
 	if err != nil {
 		log.Error("record job outcome", "err", err)
 	}
 }
 
-// requeued notes, once tx commits, that a job of l is back in the queue:
-// the lane may have due work again.
-func requeued(tx *storage.Tx, l *lane) { tx.OnCommit(l.drain.changed) }
+// requeued notes, once tx commits, that a job of k is back in the queue:
+// its source may have due work again.
+func requeued(tx *storage.Tx, k *kind) {
+	if k.src != nil {
+		tx.OnCommit(k.src.drain.changed)
+	}
+}
 
-func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, l *lane, j storage.Job, k *kind, result any, now time.Time) error {
+func (d *Dispatcher) complete(ctx context.Context, tx *storage.Tx, j storage.Job, k *kind, result any, now time.Time) error {
 	switch {
 	case k.Every > 0:
-		requeued(tx, l)
+		requeued(tx, k)
 		return tx.RescheduleJob(ctx, j.ID, now.Add(k.Every), now)
 	case k.KeepFor == 0:
-		return tx.DeleteJob(ctx, j.ID)
+		return k.store().Remove(ctx, tx, j, false, "", now)
 	}
 	var b []byte
 	if result != nil {

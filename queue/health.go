@@ -48,9 +48,14 @@ type LaneCount struct {
 // Counts returns the jobs by lane and state, every lane and state present
 // (0 included), for the metrics.
 func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
-	rows, err := storage.JobCounts(ctx, d.db.Reader())
-	if err != nil {
-		return nil, err
+	var rows []storage.KindStateCount
+	stores, _ := d.stores()
+	for _, s := range stores {
+		n, err := s.Counts(ctx, d.db.Reader())
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, n...)
 	}
 	states := []string{"queued", "running", "failed"}
 	sum := map[[2]string]int{}
@@ -75,18 +80,17 @@ func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
 }
 
 // ResumePostponed makes the jobs of a kind postponed with reason (the
-// text of the error given to Postpone) due now, inside the caller's write.
-func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string) error {
+// text of the error given to Postpone), for at most within, due now,
+// inside the caller's write. (A store of its own may not keep the reason:
+// it then resumes whatever waits for at most within.)
+func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string, within time.Duration) error {
 	k, ok := d.kinds[kind]
 	if !ok {
 		return errors.New("queue: no job kind " + kind)
 	}
-	if err := tx.ResumePostponedJobs(ctx, kind, reason, d.clock.Now()); err != nil {
+	if err := k.store().ResumePostponed(ctx, tx, kind, reason, within, d.clock.Now()); err != nil {
 		return err
 	}
-	tx.OnCommit(func() {
-		k.lane.drain.changed()
-		d.Wake()
-	})
+	d.wakeOnCommit(tx, k)
 	return nil
 }

@@ -33,6 +33,10 @@ type Kind struct {
 	// write and Run is not called.
 	Claimed func(ctx context.Context, tx *storage.Tx, job storage.Job) (run bool, err error)
 
+	// Store keeps the kind's jobs; nil: the jobs table (see Store for
+	// what a kind with a store of its own may not be).
+	Store Store
+
 	Retry   Retry
 	Lease   time.Duration // default 2m; RunningJob.Progress renews it
 	KeepFor time.Duration // how long a completed job stays readable; 0 deletes it at once
@@ -107,7 +111,22 @@ func (k Kind) check(lanes map[string]bool) error {
 	case k.Retry.MaxAttempts < 0 || k.Lease < 0 || k.KeepFor < 0 || k.Every < 0:
 		return fmt.Errorf("kind %q has a negative setting", k.Name)
 	}
+	if err := k.checkStore(); err != nil {
+		return err
+	}
 	return k.checkOutcome()
+}
+
+// checkStore refuses a kind kept in a store of its own that would need the
+// jobs table's: a periodic job rescheduled, a finished job kept.
+func (k Kind) checkStore() error {
+	if k.Store == nil {
+		return nil
+	}
+	if k.Every > 0 || k.KeepFor > 0 || k.GiveUp.what != outcomeHook {
+		return fmt.Errorf("kind %q keeps its jobs in a store of its own: it cannot be periodic, keep finished jobs or give up other than with Then", k.Name)
+	}
+	return nil
 }
 
 func (k Kind) checkOutcome() error {
@@ -130,6 +149,9 @@ func (k Kind) withDefaults() Kind {
 	k.Retry = k.Retry.withDefaults()
 	if k.Lease <= 0 {
 		k.Lease = 2 * time.Minute
+	}
+	if k.Store == nil {
+		k.Store = jobsTable{}
 	}
 	return k
 }

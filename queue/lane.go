@@ -5,27 +5,75 @@ import (
 	"time"
 )
 
-// lane is a running Lane: its free slots, the kinds it claims and its
-// drain state.
+// lane is a running Lane: its free slots, the sources it claims from and
+// the longest lease its kinds ask for.
 type lane struct {
 	name     string
 	slots    chan struct{}
-	kinds    []string
+	sources  []*source     // in claim order: the jobs table first
 	maxLease time.Duration // the lease a claim takes: the longest its kinds ask for
-	drain    drainState
 }
 
-// drainState remembers that a claim found a lane empty, so that a busy
+// source is the part of a lane kept in one Store: the kinds it claims there
+// and its drain state. A lane claims its sources in order, the jobs table
+// first, so that a job there (a transactional send's delivery) never waits
+// behind the rows of a store of its own (a campaign's emails): a slot that
+// frees up takes the job table's first, and a drained source costs no
+// query.
+type source struct {
+	store Store
+	kinds []string
+	drain drainState
+}
+
+// kinds are the names of every kind of the lane.
+func (l *lane) kinds() []string {
+	var out []string
+	for _, s := range l.sources {
+		out = append(out, s.kinds...)
+	}
+	return out
+}
+
+// drained reports whether every source of the lane found nothing to claim
+// since the last change.
+func (l *lane) drained() bool {
+	for _, s := range l.sources {
+		if !s.drain.drained() {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceFor returns the lane's source for store, adding it (the jobs table
+// ahead of the others).
+func (l *lane) sourceFor(store Store) *source {
+	for _, s := range l.sources {
+		if s.store == store {
+			return s
+		}
+	}
+	s := &source{store: store}
+	if _, jobs := store.(jobsTable); jobs {
+		l.sources = append([]*source{s}, l.sources...)
+	} else {
+		l.sources = append(l.sources, s)
+	}
+	return s
+}
+
+// drainState remembers that a claim found a source empty, so that a busy
 // lane's completions do not make every other lane query the queue. Any
-// change that may give the lane due work (an enqueue, a retry, the clock
-// reaching the next due time) bumps changes; the lane counts as drained
+// change that may give the source due work (an enqueue, a retry, the clock
+// reaching the next due time) bumps changes; the source counts as drained
 // only while no change happened since the claim that found it empty, so a
 // job enqueued while that claim was under way is never overlooked.
 type drainState struct {
 	changes atomic.Uint64
-	emptyAt atomic.Uint64 // changes+1 as read before the claim that found the lane empty; 0: never
-	// at is the time of that claim: every job of the lane due by then was
-	// seen. Only the Run goroutine uses it.
+	emptyAt atomic.Uint64 // changes+1 as read before the claim that found the source empty; 0: never
+	// at is the time of that claim: every job of the source due by then
+	// was seen. Only the Run goroutine uses it.
 	at time.Time
 }
 
@@ -39,5 +87,5 @@ func (s *drainState) markEmpty(version uint64, at time.Time) {
 
 func (s *drainState) drained() bool { return s.emptyAt.Load() == s.changes.Load()+1 }
 
-// changed notes that the lane may have due work.
+// changed notes that the source may have due work.
 func (s *drainState) changed() { s.changes.Add(1) }

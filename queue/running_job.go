@@ -31,7 +31,7 @@ type RunningJob struct {
 // handler must then return no error. The same write claims the lane's next
 // due job, which this job's worker then runs (claim_next.go).
 func (j *RunningJob) FinishIn(ctx context.Context, tx *storage.Tx) error {
-	if err := tx.DeleteJob(ctx, j.ID); err != nil {
+	if err := j.d.storeOf(j.Kind).Remove(ctx, tx, j.Job, false, "", j.d.clock.Now()); err != nil {
 		return err
 	}
 	tx.OnCommit(func() { j.finished.Store(true) })
@@ -61,7 +61,7 @@ func (j *RunningJob) SaveProgress(ctx context.Context, tx *storage.Tx, percent i
 		}
 	}
 	now := j.d.clock.Now()
-	ok, err := tx.ExtendJob(ctx, j.ID, j.Attempts, percent, cp, now.Add(j.lease), now)
+	ok, err := j.d.storeOf(j.Kind).Extend(ctx, tx, j.Job, percent, cp, now.Add(j.lease), now)
 	if err == nil && !ok {
 		return errors.New("job lease lost")
 	}

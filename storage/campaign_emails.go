@@ -77,7 +77,7 @@ func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (map[str
 // CancelCampaignEmails withdraws a campaign's emails that no delivery
 // attempt has started; their delivery jobs then find nothing to do.
 func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now time.Time) (int64, error) {
-	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', updated_at = ?
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', due_at = NULL, updated_at = ?
 		WHERE campaign_id = ? AND status = 'PENDING'`, Millis(now), campaignID))
 	if err != nil || n == 0 {
 		return n, err

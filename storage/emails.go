@@ -36,6 +36,9 @@ type Email struct {
 	Raw          []byte     `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
 	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
 	OpenTracked  bool       `json:"-"` // it carries the open pixel; told in email.sent's data, not stored
+	// SelfQueued makes the inserted row its own delivery queue entry, due
+	// at CreatedAt (email_queue.go), instead of a delivery job's email.
+	SelfQueued bool `json:"-"`
 	Attempts     int        `json:"attempts"`
 	LastCode     int        `json:"lastCode,omitempty"`
 	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`
@@ -105,11 +108,12 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
 			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at,
-			workflow_execution_id, workflow_step_execution_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			workflow_execution_id, workflow_step_execution_id, due_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
 		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, links,
-		Millis(e.CreatedAt), Millis(e.CreatedAt), nullable(e.WorkflowExecutionID), nullable(e.WorkflowStepExecutionID))
+		Millis(e.CreatedAt), Millis(e.CreatedAt), nullable(e.WorkflowExecutionID), nullable(e.WorkflowStepExecutionID),
+		dueAt(e))
 	if err != nil || e.Raw == nil {
 		return err
 	}
@@ -118,6 +122,15 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO email_bodies (email_id, raw, codec) VALUES (?, ?, ?)`, e.ID, e.packed.data, e.packed.codec)
 	return err
+}
+
+// dueAt is the due_at an email is inserted with: its creation time when it
+// is its own queue entry, else none.
+func dueAt(e Email) any {
+	if !e.SelfQueued || e.Status != EmailPending {
+		return nil
+	}
+	return Millis(e.CreatedAt)
 }
 
 // EmailBody returns the signed bytes of an email waiting for delivery;
@@ -177,15 +190,17 @@ type AttemptOutcome struct {
 	MXHost   string
 }
 
-// RecordAttempt stores an attempt's outcome. A final status stamps its time
-// and drops the stored bytes, which are no longer needed.
+// RecordAttempt stores an attempt's outcome. A final status stamps its time,
+// takes a self-queued email out of the queue and drops the stored bytes,
+// which are no longer needed.
 func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE emails SET status = ?1, last_code = ?2, last_enhanced = ?3, last_response = ?4,
 			mx_host = ?5, updated_at = ?6,
 			sent_at = CASE WHEN ?1 = 'SENT' THEN ?6 ELSE sent_at END,
 			delivered_at = CASE WHEN ?1 = 'DELIVERED' THEN ?6 ELSE delivered_at END,
 			bounced_at = CASE WHEN ?1 = 'BOUNCED' THEN ?6 ELSE bounced_at END,
-			failed_at = CASE WHEN ?1 = 'FAILED' THEN ?6 ELSE failed_at END
+			failed_at = CASE WHEN ?1 = 'FAILED' THEN ?6 ELSE failed_at END,
+			due_at = CASE WHEN ?1 = 'PENDING' THEN due_at END
 		WHERE id = ?7`,
 		o.Status, o.Code, nullable(o.Enhanced), nullable(o.Response), nullable(o.MXHost), Millis(now), id)
 	if err != nil || o.Status == EmailPending {
@@ -218,7 +233,8 @@ func (tx *Tx) MarkEmail(ctx context.Context, id, column string, now time.Time) (
 // waiting for delivery, and drops its stored bytes. It reports whether the
 // email was waiting: one in a final state is left as it is.
 func (tx *Tx) FailEmail(ctx context.Context, id, reason string, now time.Time) (bool, error) {
-	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'FAILED', last_response = ?1, failed_at = ?2, updated_at = ?2
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'FAILED', last_response = ?1, failed_at = ?2, updated_at = ?2,
+			due_at = NULL
 		WHERE id = ?3 AND status IN ('PENDING', 'SENDING')`, reason, Millis(now), id))
 	if err != nil || n == 0 {
 		return false, err

@@ -44,7 +44,7 @@ func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since .
 // CancelProjectEmails withdraws a project's emails that no delivery
 // attempt has started; their delivery jobs then find nothing to do.
 func (tx *Tx) CancelProjectEmails(ctx context.Context, projectID string, now time.Time) (int64, error) {
-	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', updated_at = ?
+	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', due_at = NULL, updated_at = ?
 		WHERE project_id = ? AND status = 'PENDING'`, Millis(now), projectID))
 	if err != nil || n == 0 {
 		return n, err

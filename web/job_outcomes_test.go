@@ -88,7 +88,7 @@ func TestDeliveryThatCannotGoOnFailsItsEmail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.AdvanceToRetry(app.JobDeliver)
+	e.AdvanceToRetry(app.JobDeliverCampaign)
 	waitCampaign(t, e, c.ID, "SENT")
 	var st map[string]any
 	e.Secret("GET", "/campaigns/"+c.ID+"/stats", nil).Decode(t, &st)

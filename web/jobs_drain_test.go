@@ -19,23 +19,26 @@ func drainDeliveries(t *testing.T, e *webtest.Env) {
 	ctx := context.Background()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// A campaign's emails are their own queue entries (due_at set).
 		var n int
-		if err := e.DB.Reader().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE kind = ? AND state IN ('queued', 'active')`,
-			app.JobDeliver).Scan(&n); err != nil {
+		if err := e.DB.Reader().QueryRow(ctx, `SELECT (SELECT count(*) FROM jobs WHERE kind = ? AND state IN ('queued', 'active'))
+			+ (SELECT count(*) FROM emails WHERE due_at IS NOT NULL)`, app.JobDeliver).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
 			return
 		}
-		next, ok, err := storage.NextRunOfKind(ctx, e.DB.Reader(), app.JobDeliver)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if now := e.Clock.Now(); ok && next.After(now) {
-			e.Clock.Advance(next.Sub(now))
+		for _, kind := range []string{app.JobDeliver, app.JobDeliverCampaign} {
+			next, ok, err := e.App.Jobs().NextRun(ctx, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now := e.Clock.Now(); ok && next.After(now) {
+				e.Clock.Advance(next.Sub(now))
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d delivery jobs still queued or running", n)
+			t.Fatalf("%d deliveries still queued or running", n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

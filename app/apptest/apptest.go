@@ -198,7 +198,7 @@ func (e *Env) AdvanceToRetry(kind string) {
 	e.T.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		next, ok, err := storage.NextRunOfKind(context.Background(), e.DB.Reader(), kind)
+		next, ok, err := e.App.Jobs().NextRun(context.Background(), kind)
 		if err != nil {
 			e.T.Fatal(err)
 		}
