@@ -28,10 +28,12 @@ type QueuedEmail struct {
 // ones whose time has come and SENDING ones whose lease ran out because
 // their worker died. Each claim counts an attempt; an email whose worker
 // died during its last attempt comes back past its maximum, and the
-// dispatcher gives it up instead of sending it.
+// dispatcher gives it up instead of sending it. The due emails are found
+// by rowid, which the queue's index holds: the index alone answers, with
+// no lookup of the table by id.
 func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]QueuedEmail, error) {
 	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
-		WHERE id IN (SELECT id FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
+		WHERE rowid IN (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
 		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil), limit)
 	return collect(rows, err, scanQueuedEmail)
 }
@@ -40,7 +42,7 @@ func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, 
 // delivery makes for its slot: a lookup by id instead of a set.
 func (tx *Tx) ClaimQueuedEmail(ctx context.Context, now, leaseUntil time.Time) ([]QueuedEmail, error) {
 	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
-		WHERE id = (SELECT id FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
+		WHERE rowid = (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
 		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil))
 	return collect(rows, err, scanQueuedEmail)
 }
