@@ -174,19 +174,17 @@ func (d *Dispatcher) undrain() {
 	}
 }
 
-// nextWake is when a drained source may have work again: the first time a
-// job falls due or a lease runs out after the earliest drain, in any store.
-// It is idleWait from now at the latest. Sources that are not drained need
-// no timer: their lanes are full, and a finishing job wakes the dispatcher.
+// nextWake is when a drained source may have work again: the first time one
+// of its jobs falls due or a lease runs out after its drain. It is idleWait
+// from now at the latest. Sources that are not drained need no timer: their
+// lanes are full, and a finishing job wakes the dispatcher. Only the
+// drained sources' kinds are asked about: a busy source's due jobs would
+// wake the loop at once, for nothing, and undrain every source (which a
+// finishing job's claim would then query in vain).
 func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
 	wake := d.clock.Now().Add(idleWait)
-	since, ok := d.earliestDrain()
-	if !ok {
-		return wake
-	}
-	stores, kinds := d.stores()
-	for _, s := range stores {
-		next, ok, err := s.NextTime(ctx, d.db.Reader(), since, kinds[s])
+	for _, w := range d.drainedByStore() {
+		next, ok, err := w.store.NextTime(ctx, d.db.Reader(), w.since, w.kinds)
 		if err == nil && ok && next.Before(wake) {
 			wake = next
 		}
@@ -194,15 +192,35 @@ func (d *Dispatcher) nextWake(ctx context.Context) time.Time {
 	return wake
 }
 
-func (d *Dispatcher) earliestDrain() (since time.Time, ok bool) {
+// drainedStore is what nextWake asks a store: the kinds of its drained
+// sources, from the earliest of their drains.
+type drainedStore struct {
+	store Store
+	kinds []string
+	since time.Time
+}
+
+func (d *Dispatcher) drainedByStore() []drainedStore {
+	var out []drainedStore
 	for _, l := range d.lanes {
 		for _, s := range l.sources {
-			if s.drain.drained() && (!ok || s.drain.at.Before(since)) {
-				since, ok = s.drain.at, true
+			if !s.drain.drained() {
+				continue
+			}
+			i := 0
+			for i < len(out) && out[i].store != s.store {
+				i++
+			}
+			if i == len(out) {
+				out = append(out, drainedStore{store: s.store, since: s.drain.at})
+			}
+			out[i].kinds = append(out[i].kinds, s.kinds...)
+			if s.drain.at.Before(out[i].since) {
+				out[i].since = s.drain.at
 			}
 		}
 	}
-	return since, ok
+	return out
 }
 
 // storeOf is where the jobs of a kind are kept.
