@@ -125,7 +125,9 @@ func TestFinalStatusLeavesTheQueue(t *testing.T) {
 	if _, queued := dueAtOf(t, db, "e1"); !queued {
 		t.Fatal("a temporary failure left the queue")
 	}
-	write(func(tx *Tx) error { return tx.RecordAttempt(ctx, "e1", AttemptOutcome{Status: EmailDelivered, Code: 250}, t0) })
+	write(func(tx *Tx) error {
+		return tx.RecordAttempt(ctx, "e1", AttemptOutcome{Status: EmailDelivered, Code: 250}, t0)
+	})
 	write(func(tx *Tx) error { _, err := tx.FailEmail(ctx, "e2", "gave up", t0); return err })
 	write(func(tx *Tx) error { _, err := tx.CancelCampaignEmails(ctx, "c1", t0); return err })
 	for _, id := range []string{"e1", "e2", "e3", "e4"} {
