@@ -21,24 +21,21 @@ const (
 
 // Email is one message to one recipient.
 type Email struct {
-	ID          string   `json:"id"`
-	ProjectID   string   `json:"projectId"`
-	ContactID   string   `json:"contactId,omitempty"`
-	CampaignID  string   `json:"campaignId,omitempty"`
-	TemplateID  string   `json:"templateId,omitempty"`
-	WorkflowID  string   `json:"workflowId,omitempty"`
-	MessageID   string   `json:"messageId"`
-	Sender      string   `json:"from"`
-	Recipient   string   `json:"to"`
-	Subject     string   `json:"subject"`
-	Marketing   bool     `json:"marketing"`
-	Status      string   `json:"status"`
-	Raw         []byte   `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
-	Links       []string `json:"-"` // the tracked links' targets; click tokens name them by index
-	OpenTracked bool     `json:"-"` // it carries the open pixel; told in email.sent's data, not stored
-	// SelfQueued makes the inserted row its own delivery queue entry, due
-	// at CreatedAt (email_queue.go), instead of a delivery job's email.
-	SelfQueued   bool       `json:"-"`
+	ID           string     `json:"id"`
+	ProjectID    string     `json:"projectId"`
+	ContactID    string     `json:"contactId,omitempty"`
+	CampaignID   string     `json:"campaignId,omitempty"`
+	TemplateID   string     `json:"templateId,omitempty"`
+	WorkflowID   string     `json:"workflowId,omitempty"`
+	MessageID    string     `json:"messageId"`
+	Sender       string     `json:"from"`
+	Recipient    string     `json:"to"`
+	Subject      string     `json:"subject"`
+	Marketing    bool       `json:"marketing"`
+	Status       string     `json:"status"`
+	Raw          []byte     `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
+	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
+	OpenTracked  bool       `json:"-"` // it carries the open pixel; told in email.sent's data, not stored
 	Attempts     int        `json:"attempts"`
 	LastCode     int        `json:"lastCode,omitempty"`
 	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`
@@ -58,6 +55,10 @@ type Email struct {
 	// step execution that sent it; the latter is its idempotency key.
 	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
 	WorkflowStepExecutionID string `json:"-"`
+
+	// SelfQueued makes the inserted row its own delivery queue entry, due
+	// at CreatedAt (email_queue.go), instead of a delivery job's email.
+	SelfQueued bool `json:"-"`
 
 	packed *packedBody // Raw compressed for storage (Pack)
 }
