@@ -26,26 +26,6 @@ type source struct {
 	drain drainState
 }
 
-// kinds are the names of every kind of the lane.
-func (l *lane) kinds() []string {
-	var out []string
-	for _, s := range l.sources {
-		out = append(out, s.kinds...)
-	}
-	return out
-}
-
-// drained reports whether every source of the lane found nothing to claim
-// since the last change.
-func (l *lane) drained() bool {
-	for _, s := range l.sources {
-		if !s.drain.drained() {
-			return false
-		}
-	}
-	return true
-}
-
 // sourceFor returns the lane's source for store, adding it (the jobs table
 // ahead of the others).
 func (l *lane) sourceFor(store Store) *source {
