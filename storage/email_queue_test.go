@@ -178,3 +178,43 @@ func TestExpireEmailLeasesAndCounts(t *testing.T) {
 		t.Fatalf("oldest %v %v %v", at, ok, err)
 	}
 }
+
+// Migration 23 goes down by turning the queued emails back into delivery
+// jobs, so that none is left unsent by an older herald.
+func TestMigrationEmailQueueDown(t *testing.T) {
+	ctx := context.Background()
+	conn, err := OpenWithoutMigrating(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	p, err := NewMigrator(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.ExecContext(ctx, `INSERT INTO projects (id, name, public_key, secret_key, created_at, updated_at)
+		VALUES ('p1', 'p', 'pk', 'sk', 0, 0)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, due := range []any{int64(5), nil} {
+		_, err := conn.ExecContext(ctx, `INSERT INTO emails (id, project_id, message_id, sender, recipient, subject, status,
+			created_at, updated_at, due_at) VALUES (?, 'p1', ?, 'a@h.test', 'b@e.net', 's', 'PENDING', 1, 1, ?)`,
+			[]string{"queued", "jobbed"}[i], []string{"<q>", "<j>"}[i], due)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.DownTo(ctx, 21); err != nil {
+		t.Fatal(err)
+	}
+	var kind, payload string
+	var runAt int64
+	err = conn.QueryRowContext(ctx, `SELECT kind, payload, run_at FROM jobs WHERE project_id = 'p1'`).Scan(&kind, &payload, &runAt)
+	if err != nil || kind != "email.deliver" || payload != `{"emailId":"queued"}` || runAt != 5 {
+		t.Fatalf("after down: %s %s %d %v", kind, payload, runAt, err)
+	}
+}
