@@ -20,6 +20,10 @@
 --     contacts have: audience_counts holds exactly those names (kind 3,
 --     one row per name with n > 0 contacts), a few rows where a scan of
 --     the key (project_id, name) would read every event of the project.
+--     The ids are selected INDEXED BY it, then deleted by primary key:
+--     without statistics the planner prefers the primary key's
+--     (project_id), every event of the project, and a trigger's DELETE
+--     may not name an index.
 -- The project's foreign key stays (the primary key serves its cascade).
 --
 -- SQLite cannot drop a column's constraint in place: the table is built
@@ -57,8 +61,10 @@ END;
 CREATE TRIGGER events_contact_delete BEFORE DELETE ON contacts BEGIN
     DELETE FROM events
     WHERE project_id = OLD.project_id
-      AND name IN (SELECT key FROM audience_counts WHERE project_id = OLD.project_id AND kind = 3)
-      AND contact_id = OLD.id;
+      AND id IN (SELECT id FROM events INDEXED BY events_by_name_contact
+                 WHERE project_id = OLD.project_id
+                   AND name IN (SELECT key FROM audience_counts WHERE project_id = OLD.project_id AND kind = 3)
+                   AND contact_id = OLD.id);
 END;
 -- +goose StatementEnd
 
