@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/heraldmail/herald/storage"
@@ -68,6 +69,7 @@ func (campaignQueue) Release(ctx context.Context, tx *storage.Tx, j storage.Job,
 // that it does not stay waiting.
 func (campaignQueue) Remove(ctx context.Context, tx *storage.Tx, j storage.Job, failed bool, reason string, now time.Time) error {
 	if failed {
+		reason, _, _ = strings.Cut(reason, "\n") // a panic's stack stays in the log
 		if _, err := tx.FailEmail(ctx, j.ID, "gave up: "+reason, now); err != nil {
 			return err
 		}
