@@ -66,6 +66,7 @@ type App struct {
 	jobs     *queue.Dispatcher
 	links    linkKeys
 	signers  signerCache
+	senders  *senderCache
 
 	mailer      Mailer
 	handoff     *handoff
@@ -107,6 +108,7 @@ func New(o Options) *App {
 		baseURL:  o.BaseURL,
 		idemTTL:  o.IdempotencyTTL,
 		keys:     newKeyCache(),
+		senders:  newSenderCache(),
 		handoff:  newHandoff(handoffBytes),
 
 		mailer:      o.Mailer,
