@@ -68,13 +68,14 @@ func (a *App) signerFor(ctx context.Context, projectID, domain string) (*dkim.Si
 
 // verifiedDomainID is storage.VerifiedDomainID through the sender cache.
 func (a *App) verifiedDomainID(ctx context.Context, projectID, name string) (string, error) {
-	id, ok, gen := a.senders.get(projectID, name)
+	key := senderKey{projectID, name}
+	id, ok, gen := a.senders.get(key)
 	if ok {
 		return id, nil
 	}
 	id, err := storage.VerifiedDomainID(ctx, a.db.Reader(), projectID, name)
 	if err == nil {
-		a.senders.put(projectID, name, id, gen)
+		a.senders.put(key, id, gen)
 	}
 	return id, err
 }
