@@ -182,6 +182,8 @@ func (a *App) DeleteProject(ctx context.Context, projectID string) error {
 			return err
 		}
 		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) })
+		tx.OnCommit(a.senders.forget)
+		tx.OnCommit(a.limits.forget)
 		return tx.DeleteProject(ctx, p.ID)
 	})
 	return projectErr(err)

@@ -66,6 +66,8 @@ type App struct {
 	jobs     *queue.Dispatcher
 	links    linkKeys
 	signers  signerCache
+	senders  *readCache[senderKey, string]      // verified sender domains' ids
+	limits   *readCache[string, storage.Limits] // projects' billing caps
 
 	mailer      Mailer
 	handoff     *handoff
@@ -107,6 +109,8 @@ func New(o Options) *App {
 		baseURL:  o.BaseURL,
 		idemTTL:  o.IdempotencyTTL,
 		keys:     newKeyCache(),
+		senders:  newReadCache[senderKey, string](),
+		limits:   newReadCache[string, storage.Limits](),
 		handoff:  newHandoff(handoffBytes),
 
 		mailer:      o.Mailer,

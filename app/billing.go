@@ -124,7 +124,10 @@ func (a *App) SetBillingLimits(ctx context.Context, acc Access, in map[string]js
 	}
 	l := storage.Limits{Workflows: vals[UsageWorkflows], Campaigns: vals[UsageCampaigns],
 		Transactional: vals[UsageTransactional], Inbound: vals[UsageInbound]}
-	err := a.db.Write(ctx, func(tx *storage.Tx) error { return tx.SetProjectLimits(ctx, acc.Project.ID, l, a.now()) })
+	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		tx.OnCommit(a.limits.forget)
+		return tx.SetProjectLimits(ctx, acc.Project.ID, l, a.now())
+	})
 	if err != nil {
 		return nil, projectErr(err)
 	}
@@ -191,7 +194,7 @@ func billingLimitError(kind Kind, s UsageSource, limit, usage int64, n int) *Err
 // for campaigns; workflows mark their step FAILED) and create does not run.
 // Without a cap, create just runs.
 func (a *App) WithinBillingLimit(ctx context.Context, projectID string, source UsageSource, n int, kind Kind, create func() error) error {
-	l, err := storage.ProjectLimits(ctx, a.db.Reader(), projectID)
+	l, err := a.projectLimits(ctx, projectID)
 	if err != nil {
 		return projectErr(err)
 	}
@@ -254,4 +257,19 @@ func (a *App) withinCampaignLimit(ctx context.Context, projectID, id string, sta
 		return err
 	}
 	return a.WithinBillingLimit(ctx, projectID, UsageCampaigns, n, KindForbidden, start)
+}
+
+// projectLimits is storage.ProjectLimits through the limits cache: most
+// projects have no cap, and every send asks. CheckBillingLimit, which
+// counts the month's use once a cap applies, reads the caps afresh.
+func (a *App) projectLimits(ctx context.Context, projectID string) (storage.Limits, error) {
+	l, ok, gen := a.limits.get(projectID)
+	if ok {
+		return l, nil
+	}
+	l, err := storage.ProjectLimits(ctx, a.db.Reader(), projectID)
+	if err == nil {
+		a.limits.put(projectID, l, gen)
+	}
+	return l, err
 }

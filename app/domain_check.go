@@ -107,6 +107,7 @@ func (a *App) saveCheck(ctx context.Context, checked storage.Domain, res checkRe
 			return err
 		}
 		d = applyCheck(cur, res, a.now())
+		tx.OnCommit(a.senders.forget) // it may no longer be verified
 		return tx.UpdateDomainCheck(ctx, d)
 	})
 	if err == nil && d.Verified != checked.Verified {

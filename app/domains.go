@@ -176,6 +176,7 @@ func (a *App) DeleteDomain(ctx context.Context, projectID, id string) error {
 			}
 			return err
 		}
+		tx.OnCommit(a.senders.forget)
 		_, err = tx.DeleteDomain(ctx, projectID, id)
 		return err
 	})

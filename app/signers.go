@@ -31,13 +31,13 @@ func (a *App) senderSigner(ctx context.Context, projectID, from string) (*dkim.S
 
 // signerFor returns the signer of a project's verified sending domain (in
 // any case, IDN or A-labels). Each call checks that the domain is still
-// verified; only the parsed key is cached.
+// verified, through the sender cache; the parsed key is cached too.
 func (a *App) signerFor(ctx context.Context, projectID, domain string) (*dkim.Signer, error) {
 	name, err := verify.CanonicalDomain(domain)
 	if err != nil {
 		return nil, domainNotVerified(domain)
 	}
-	id, err := storage.VerifiedDomainID(ctx, a.db.Reader(), projectID, name)
+	id, err := a.verifiedDomainID(ctx, projectID, name)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, domainNotVerified(name)
 	}
@@ -64,4 +64,18 @@ func (a *App) signerFor(ctx context.Context, projectID, domain string) (*dkim.Si
 	}
 	a.signers.m[id] = s
 	return s, nil
+}
+
+// verifiedDomainID is storage.VerifiedDomainID through the sender cache.
+func (a *App) verifiedDomainID(ctx context.Context, projectID, name string) (string, error) {
+	key := senderKey{projectID, name}
+	id, ok, gen := a.senders.get(key)
+	if ok {
+		return id, nil
+	}
+	id, err := storage.VerifiedDomainID(ctx, a.db.Reader(), projectID, name)
+	if err == nil {
+		a.senders.put(key, id, gen)
+	}
+	return id, err
 }

@@ -155,7 +155,9 @@ func TestMetricsAfterASend(t *testing.T) {
 		after = scrape(t, e, "s3cret-scrape")
 		// The counter moves as the outcome is recorded; the job row goes
 		// in that write's commit, which a scrape may see a moment later.
+		// The per-domain counter moves just after the total, not with it.
 		if after["herald_deliveries_total"].sum(map[string]string{"outcome": "delivered"}) == 1 &&
+			after["herald_deliveries_by_domain_total"].sum(map[string]string{"outcome": "delivered"}) == 1 &&
 			after["herald_jobs"].sum(map[string]string{"lane": "delivery"}) == 0 {
 			break
 		}
