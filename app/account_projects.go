@@ -182,6 +182,7 @@ func (a *App) DeleteProject(ctx context.Context, projectID string) error {
 			return err
 		}
 		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) })
+		a.engaged.removed(tx)
 		return tx.DeleteProject(ctx, p.ID)
 	})
 	return projectErr(err)
