@@ -58,3 +58,33 @@ func BenchmarkTrackWrites(b *testing.B) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "track/s")
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/op")
 }
+
+// BenchmarkTrackOneByOne is app.Track from one caller: every transaction
+// holds one write, so that its cost per event (the statements, the WAL
+// frames of one commit) does not depend on how the writer's batches fill
+// on a busy machine. It is the A/B measure of changes to an event's writes
+// (docs/performance.md, "The tracked event, fourth pass").
+func BenchmarkTrackOneByOne(b *testing.B) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, b.TempDir(), storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	a := app.New(app.Options{DB: db, Log: slog.New(slog.DiscardHandler)})
+	p, err := a.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := range int64(b.N) {
+		email, event := fmt.Sprintf("user%d@example.com", i%5000), "page-viewed"
+		_, err := a.Track(ctx, p.ID, app.TrackInput{Email: &email, Event: &event,
+			Data: map[string]any{"plan": "pro", "visits": json.Number(strconv.FormatInt(i%100, 10)), "path": "/pricing"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e3, "cpu-µs/op")
+}
