@@ -184,6 +184,7 @@ func (a *App) DeleteProject(ctx context.Context, projectID string) error {
 		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) })
 		tx.OnCommit(a.senders.forget)
 		tx.OnCommit(a.limits.forget)
+		a.engaged.removed(tx)
 		return tx.DeleteProject(ctx, p.ID)
 	})
 	return projectErr(err)

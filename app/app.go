@@ -83,6 +83,7 @@ type App struct {
 	accounts *accounts
 
 	repeats *engagementRepeats // opens and clicks recorded in the last minute
+	engaged *engagedEmails     // the emails recently opened or clicked
 	budget  *engageBudget      // opens and clicks recorded per project per minute
 	billing *billingLocks
 
@@ -136,6 +137,7 @@ func New(o Options) *App {
 	}
 	a.jobs = jobs
 	a.repeats = newEngagementRepeats()
+	a.engaged = newEngagedEmails(maxEngagedEmails, maxEngagedBytes)
 	a.budget = newEngageBudget(o.PublicProjectRateLimit)
 	return a
 }

@@ -83,6 +83,7 @@ func (a *App) runBulk(ctx context.Context, job *queue.RunningJob) (any, error) {
 
 func (a *App) bulkDelete(ctx context.Context, tx *storage.Tx, contacts []storage.Contact, res *BulkResult) error {
 	n := 0
+	a.engaged.removed(tx)
 	for _, c := range contacts {
 		if _, err := tx.DeleteContact(ctx, c.ProjectID, c.ID); err != nil {
 			return err

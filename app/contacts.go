@@ -240,6 +240,7 @@ func (a *App) updateContact(ctx context.Context, tx *storage.Tx, projectID, id, 
 // DeleteContact removes a contact for good, with its events.
 func (a *App) DeleteContact(ctx context.Context, projectID, id string) error {
 	return a.db.Write(ctx, func(tx *storage.Tx) error {
+		a.engaged.removed(tx)
 		ok, err := tx.DeleteContact(ctx, projectID, id)
 		if err == nil && !ok {
 			return contactErr(storage.ErrNotFound)

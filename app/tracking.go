@@ -171,62 +171,67 @@ func badLink(err error) error {
 }
 
 // engage records an open (link < 0) or a click on a link of an email, and
-// returns the link's target.
+// returns the link's target. The email comes from memory (engagedEmails),
+// so a repeat reads nothing and the write holds only the event, with the
+// email's first-open or first-click stamp until it is known to be set.
 func (a *App) engage(ctx context.Context, emailID, column, event string, link int) (target string, err error) {
-	now, key := a.now(), repeatKey(emailID, link)
-	if !a.repeats.claim(key, now) {
-		return a.repeatTarget(ctx, emailID, link) // recorded less than a minute ago
-	}
-	defer func() {
-		if err != nil {
-			a.repeats.forget(key, now)
-		}
-	}()
-	err = a.db.Write(ctx, func(tx *storage.Tx) error {
-		e, err := storage.EmailByID(ctx, tx, emailID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return unknownLink() // the email was deleted with its project
-		}
-		if err != nil {
-			return err
-		}
-		data := map[string]any{}
-		if link >= 0 {
-			if link >= len(e.Links) {
-				return unknownLink()
-			}
-			target = e.Links[link]
-			data["link"] = target
-		}
-		if !a.budget.allow(e.ProjectID, now) {
-			a.metrics.EngagementUnrecorded()
-			return nil // answered as usual, not recorded (engageBudget)
-		}
-		first, err := tx.MarkEmail(ctx, emailID, column, a.now())
-		if err != nil {
-			return err
-		}
-		data["isFirst"] = first
-		return a.emitEmailEvent(ctx, tx, e, event, data)
-	})
-	return target, err
-}
-
-// repeatTarget is the target of a repeated click, read without recording
-// anything; for an open, only that the email still exists.
-func (a *App) repeatTarget(ctx context.Context, emailID string, link int) (string, error) {
-	e, err := storage.EmailByID(ctx, a.db.Reader(), emailID)
+	m, err := a.engaged.get(ctx, a.db.Reader(), emailID)
 	if errors.Is(err, storage.ErrNotFound) {
-		return "", unknownLink()
+		return "", unknownLink() // the email was deleted with its project
 	}
 	if err != nil {
 		return "", err
 	}
-	if link < 0 {
-		return "", nil
+	if target, err = m.target(link); err != nil {
+		return "", err
 	}
-	if link >= len(e.Links) {
-		return "", unknownLink()
+	now, key := a.now(), repeatKey(emailID, link)
+	if !a.repeats.claim(key, now) {
+		return target, nil // recorded less than a minute ago
 	}
-	return e.Links[link], nil
+	var clicked []byte
+	if link >= 0 {
+		clicked = linkJSON(target)
+	}
+	id := newID()
+	err = a.db.Write(ctx, func(tx *storage.Tx) error {
+		return a.recordEngagement(ctx, tx, m, column, storage.Event{ID: id, Name: event, CreatedAt: now}, clicked)
+	})
+	if err != nil {
+		a.repeats.forget(key, now)
+		return "", err
+	}
+	return target, nil
+}
+
+// recordEngagement writes an open's or a click's event ev (its ID, Name
+// and CreatedAt set) and stamps the email's column the first time. An
+// email read before a contact or project deletion is read again here,
+// where the deletion is seen.
+func (a *App) recordEngagement(ctx context.Context, tx *storage.Tx, m *engagedEmail, column string, ev storage.Event, clicked []byte) error {
+	if !a.engaged.current(m) {
+		var err error
+		if m, err = a.engaged.read(ctx, tx, m.ID, false); errors.Is(err, storage.ErrNotFound) {
+			return unknownLink()
+		} else if err != nil {
+			return err
+		}
+	}
+	if !a.budget.allow(m.ProjectID, ev.CreatedAt) {
+		a.metrics.EngagementUnrecorded()
+		return nil // answered as usual, not recorded (engageBudget)
+	}
+	first := false
+	if !m.stamped(column) {
+		var err error
+		if first, err = tx.MarkEmail(ctx, m.ID, column, ev.CreatedAt); err != nil {
+			return err
+		}
+		tx.OnCommit(func() { m.setStamped(column) })
+	}
+	if m.ContactID == "" {
+		return nil
+	}
+	ev.ProjectID, ev.ContactID, ev.Data = m.ProjectID, m.ContactID, m.event.build(first, clicked)
+	return a.insertEvent(ctx, tx, ev)
 }
