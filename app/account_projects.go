@@ -163,6 +163,7 @@ func (a *App) ResetProject(ctx context.Context, acc Access) (ProjectView, error)
 func (a *App) ResetProjectData(ctx context.Context, projectID string) (Project, error) {
 	var p Project
 	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+		a.engaged.removed(tx) // the reset deletes its contacts and emails
 		if err := tx.ResetProject(ctx, projectID, keptOnReset); err != nil {
 			return err
 		}

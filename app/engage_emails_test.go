@@ -224,6 +224,31 @@ func TestEngagementInTheDeletionsTransaction(t *testing.T) {
 	}
 }
 
+// After a project reset (its contacts and emails gone, the project kept)
+// an email's links are unknown: no event is written for a contact that is
+// gone, and no 500.
+func TestEngagementAfterProjectReset(t *testing.T) {
+	ctx := context.Background()
+	a, clock, projectID, _, e := engageApp(t)
+	tok := a.clickToken(t, e.ID, 0)
+	if _, err := a.RecordClick(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ResetProjectData(ctx, projectID); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := a.RecordClick(ctx, tok); err != nil {
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Kind != KindNotFound {
+			t.Fatalf("click after the project's reset: %v, want its target or not found", err)
+		}
+	}
+	if n := countEvents(t, a, projectID, ""); n != 0 {
+		t.Errorf("%d events after the project's reset, want 0", n)
+	}
+}
+
 // After its project's deletion an email's links are unknown, repeats
 // included.
 func TestEngagementAfterProjectDeleted(t *testing.T) {
@@ -248,21 +273,25 @@ func TestEngagementAfterProjectDeleted(t *testing.T) {
 // Every deletion of contacts or of a project makes the kept emails stale.
 func TestEveryDeletionMakesKeptEmailsStale(t *testing.T) {
 	ctx := context.Background()
-	a, _, projectID, contactID, e := engageApp(t)
-	deletions := map[string]func() error{
-		"bulk": func() error {
+	deletions := map[string]func(a *App, projectID, contactID string) error{
+		"bulk": func(a *App, projectID, contactID string) error {
 			return a.db.Write(ctx, func(tx *storage.Tx) error {
 				return a.bulkDelete(ctx, tx, []storage.Contact{{ProjectID: projectID, ID: contactID}}, &BulkResult{})
 			})
 		},
-		"project": func() error { return a.DeleteProject(ctx, projectID) },
+		"reset": func(a *App, projectID, _ string) error {
+			_, err := a.ResetProjectData(ctx, projectID)
+			return err
+		},
+		"project": func(a *App, projectID, _ string) error { return a.DeleteProject(ctx, projectID) },
 	}
-	for _, name := range []string{"bulk", "project"} {
+	for name, deletion := range deletions {
+		a, _, projectID, contactID, e := engageApp(t)
 		m, err := a.engaged.get(ctx, a.db.Reader(), e.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := deletions[name](); err != nil {
+		if err := deletion(a, projectID, contactID); err != nil {
 			t.Fatal(err)
 		}
 		if a.engaged.current(m) {
