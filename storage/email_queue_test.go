@@ -179,6 +179,44 @@ func TestExpireEmailLeasesAndCounts(t *testing.T) {
 	}
 }
 
+// A temporary failure's outcome, written before the dispatcher's retry
+// (a write of its own), leaves the email leased: a server that dies
+// between the two writes makes it due at its start, not when the lease
+// would have run out (TestCampaignResumesAfterKill found it waiting ten
+// minutes, PENDING with its lease's end as its due time).
+func TestTemporaryOutcomeKeepsTheLeaseUntilTheRetry(t *testing.T) {
+	db, write, t0 := emailQueueTest(t)
+	ctx := context.Background()
+	queueTestEmail(t, db, "e1", t0)
+	claimEmails(t, write, t0, 10*time.Minute, 1)
+	write(func(tx *Tx) error {
+		return tx.RecordAttempt(ctx, "e1", AttemptOutcome{Status: EmailPending, Code: 421, Response: "try later"}, t0)
+	})
+	restart := t0.Add(time.Minute)
+	write(func(tx *Tx) error {
+		n, err := tx.ExpireEmailLeases(ctx, restart)
+		if n != 1 {
+			t.Errorf("expired %d leases, want the failed attempt's", n)
+		}
+		return err
+	})
+	if got := claimEmails(t, write, restart, 10*time.Minute, 1); len(got) != 1 || got[0].Attempts != 2 {
+		t.Fatalf("after the restart: %+v", got)
+	}
+	// Without a crash the retry makes it PENDING at the backoff's time.
+	write(func(tx *Tx) error {
+		return tx.RecordAttempt(ctx, "e1", AttemptOutcome{Status: EmailPending, Code: 421}, restart)
+	})
+	write(func(tx *Tx) error { return tx.RequeueEmail(ctx, "e1", 2, restart.Add(time.Second), false, restart) })
+	var status string
+	if err := db.Reader().QueryRow(ctx, `SELECT status FROM emails WHERE id = 'e1'`).Scan(&status); err != nil || status != EmailPending {
+		t.Fatalf("status after the retry %q %v", status, err)
+	}
+	if at, ok := dueAtOf(t, db, "e1"); !ok || at != restart.Add(time.Second).UnixMilli() {
+		t.Fatalf("due %d %v", at, ok)
+	}
+}
+
 // Migration 23 goes down by turning the queued emails back into delivery
 // jobs, so that none is left unsent by an older herald.
 func TestMigrationEmailQueueDown(t *testing.T) {

@@ -193,9 +193,14 @@ type AttemptOutcome struct {
 
 // RecordAttempt stores an attempt's outcome. A final status stamps its time,
 // takes a self-queued email out of the queue and drops the stored bytes,
-// which are no longer needed.
+// which are no longer needed. A temporary failure of a self-queued email
+// leaves it SENDING under its lease: the dispatcher's retry, a write of its
+// own, makes it PENDING at the backoff's time, and should the server die
+// between the two, the start-up's lease expiry (which takes SENDING emails
+// only) makes it due at once instead of when the lease would have ended.
 func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE emails SET status = ?1, last_code = ?2, last_enhanced = ?3, last_response = ?4,
+	_, err := tx.Exec(ctx, `UPDATE emails SET status = CASE WHEN ?1 = 'PENDING' AND due_at IS NOT NULL THEN status ELSE ?1 END,
+			last_code = ?2, last_enhanced = ?3, last_response = ?4,
 			mx_host = ?5, updated_at = ?6,
 			sent_at = CASE WHEN ?1 = 'SENT' THEN ?6 ELSE sent_at END,
 			delivered_at = CASE WHEN ?1 = 'DELIVERED' THEN ?6 ELSE delivered_at END,
