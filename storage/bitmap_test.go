@@ -306,15 +306,7 @@ func TestBitmapsAfterEachWrite(t *testing.T) {
 // Migration 19 goes down to the stored counts of 18 and up again.
 func TestMigrationAudienceVersionsDown(t *testing.T) {
 	ctx := context.Background()
-	conn, err := OpenWithoutMigrating(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := NewMigrator(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, p := migrationTest(t)
 	if _, err := p.UpTo(ctx, 19); err != nil {
 		t.Fatal(err)
 	}

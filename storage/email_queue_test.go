@@ -221,19 +221,11 @@ func TestTemporaryOutcomeKeepsTheLeaseUntilTheRetry(t *testing.T) {
 // jobs, so that none is left unsent by an older herald.
 func TestMigrationEmailQueueDown(t *testing.T) {
 	ctx := context.Background()
-	conn, err := OpenWithoutMigrating(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := NewMigrator(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, p := migrationTest(t)
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err = conn.ExecContext(ctx, `INSERT INTO projects (id, name, public_key, secret_key, created_at, updated_at)
+	_, err := conn.ExecContext(ctx, `INSERT INTO projects (id, name, public_key, secret_key, created_at, updated_at)
 		VALUES ('p1', 'p', 'pk', 'sk', 0, 0)`)
 	if err != nil {
 		t.Fatal(err)

@@ -83,15 +83,7 @@ func TestEmailBodyKeptUntilFinal(t *testing.T) {
 // and back down again.
 func TestMigrationMovesEmailBodies(t *testing.T) {
 	ctx := context.Background()
-	conn, err := OpenWithoutMigrating(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := NewMigrator(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, p := migrationTest(t)
 	if _, err := p.UpTo(ctx, 6); err != nil {
 		t.Fatal(err)
 	}

@@ -161,15 +161,7 @@ func explain(t *testing.T, db *DB, q string) string {
 // events, and up again.
 func TestMigrationEventsOneIndexDown(t *testing.T) {
 	ctx := context.Background()
-	conn, err := OpenWithoutMigrating(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := NewMigrator(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, p := migrationTest(t)
 	if _, err := p.UpTo(ctx, 22); err != nil {
 		t.Fatal(err)
 	}

@@ -67,15 +67,7 @@ func TestNextJobTimeLooksPerKind(t *testing.T) {
 // brings it back down again.
 func TestMigrationDropsQueuedJobsIndex(t *testing.T) {
 	ctx := context.Background()
-	conn, err := OpenWithoutMigrating(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := NewMigrator(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, p := migrationTest(t)
 	indexed := func() bool {
 		var n int
 		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'jobs_queued'`).Scan(&n); err != nil {

@@ -2,11 +2,14 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pressly/goose/v3"
 )
 
 func openTest(t *testing.T) *DB {
@@ -17,6 +20,22 @@ func openTest(t *testing.T) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migrationTest opens a database with no migration applied and the
+// migrator that moves it, for the tests of one migration's up and down.
+func migrationTest(t *testing.T) (*sql.DB, *goose.Provider) {
+	t.Helper()
+	conn, err := OpenWithoutMigrating(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	p, err := NewMigrator(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, p
 }
 
 // insertProject is a write that adds one project row.
