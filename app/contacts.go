@@ -95,6 +95,7 @@ type contactUpsert struct {
 	newSubscribed bool   // state of a new contact when subscribed is nil
 	data          DataInput
 	reason        string // for a subscription change event
+	unseen        bool   // a read just before the write found no such contact
 }
 
 // contactChange is what an upsert did.
@@ -108,19 +109,17 @@ type contactChange struct {
 // caller's own rows and any subscription event commit together.
 func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID string, in contactUpsert) (contactChange, error) {
 	now := a.now()
+	if in.unseen {
+		// Most likely still new: insert without looking first, and look
+		// only if a contact with this email came in since.
+		c := a.newContact(projectID, in, now)
+		if created, err := tx.InsertContactIfNew(ctx, c); created || err != nil {
+			return contactChange{contact: c, created: created}, err
+		}
+	}
 	c, err := storage.ContactByEmail(ctx, tx, projectID, in.email)
 	if errors.Is(err, storage.ErrNotFound) {
-		data := map[string]any{}
-		in.data.Apply(data)
-		sub := in.newSubscribed
-		if in.subscribed != nil {
-			sub = *in.subscribed
-		}
-		if in.id == "" {
-			in.id = newID()
-		}
-		c = storage.Contact{ID: in.id, ProjectID: projectID, Email: in.email, Subscribed: sub,
-			Data: jsondata.Encode(data), CreatedAt: now, UpdatedAt: now}
+		c = a.newContact(projectID, in, now)
 		return contactChange{contact: c, created: true}, tx.InsertContact(ctx, c)
 	}
 	if err != nil {
@@ -152,6 +151,21 @@ func (a *App) upsertContact(ctx context.Context, tx *storage.Tx, projectID strin
 		}
 	}
 	return contactChange{contact: c, updated: changed || flipped}, nil
+}
+
+// newContact is the contact an upsert creates when none has its email.
+func (a *App) newContact(projectID string, in contactUpsert, now time.Time) storage.Contact {
+	data := map[string]any{}
+	in.data.Apply(data)
+	sub := in.newSubscribed
+	if in.subscribed != nil {
+		sub = *in.subscribed
+	}
+	if in.id == "" {
+		in.id = newID()
+	}
+	return storage.Contact{ID: in.id, ProjectID: projectID, Email: in.email, Subscribed: sub,
+		Data: jsondata.Encode(data), CreatedAt: now, UpdatedAt: now}
 }
 
 // emitSubscription records contact.subscribed or contact.unsubscribed for a

@@ -185,7 +185,7 @@ func domainOf(email string) string {
 // write lock (RSA signing takes a millisecond or two), then commits it.
 func (a *App) sendOne(ctx context.Context, out *outgoing, rcpt message.Address) (SentEmail, error) {
 	email := rcpt.Email
-	contactID, stored, err := a.contactPreview(ctx, out.projectID, email)
+	contactID, stored, found, err := a.contactPreview(ctx, out.projectID, email)
 	if err != nil {
 		return SentEmail{}, err
 	}
@@ -203,7 +203,7 @@ func (a *App) sendOne(ctx context.Context, out *outgoing, rcpt message.Address) 
 	var contact storage.Contact
 	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		change, err := a.upsertContact(ctx, tx, out.projectID, contactUpsert{email: email, id: contactID,
-			subscribed: out.subscribed, newSubscribed: false, data: out.data, reason: ReasonAPI})
+			subscribed: out.subscribed, newSubscribed: false, data: out.data, reason: ReasonAPI, unseen: !found})
 		if err != nil {
 			return err
 		}
@@ -228,17 +228,18 @@ func (a *App) queueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) e
 }
 
 // contactPreview returns the recipient's contact id (a new one if the
-// contact does not exist yet) and stored data, for rendering.
-func (a *App) contactPreview(ctx context.Context, projectID, email string) (string, map[string]any, error) {
+// contact does not exist yet) and stored data, for rendering, and whether
+// it found the contact.
+func (a *App) contactPreview(ctx context.Context, projectID, email string) (string, map[string]any, bool, error) {
 	c, err := storage.ContactByEmail(ctx, a.db.Reader(), projectID, email)
 	if errors.Is(err, storage.ErrNotFound) {
-		return newID(), map[string]any{}, nil
+		return newID(), map[string]any{}, false, nil
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
 	data, err := jsondata.Decode(c.Data)
-	return c.ID, data, err
+	return c.ID, data, true, err
 }
 
 // renderVars adds the values Herald fills in itself to the contact's data.
