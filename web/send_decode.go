@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -167,16 +166,15 @@ func (c *jsonCursor) rawAddress(dst *json.RawMessage) bool {
 	return false
 }
 
-// dataObject reads `data` with encoding/json, numbers as json.Number, as
-// decodeBytes does: it is small, and free-form.
+// dataObject reads `data` in the same pass, as decodeBytes does
+// (numbers as json.Number): an object of any values.
 func (c *jsonCursor) dataObject(dst *map[string]any) bool {
-	raw, ok := c.composite()
-	if !ok || raw[0] != '{' {
+	if c.peek() != '{' {
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(dst) == nil && dec.InputOffset() == int64(len(raw))
+	m, ok := c.anyObject(1)
+	*dst = m
+	return ok
 }
 
 // stringMap reads `headers`.

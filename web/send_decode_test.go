@@ -43,6 +43,9 @@ func fastPathBodies(t testing.TB) [][]byte {
 		marshalSendBody(t, full, true), marshalSendBody(t, full, false),
 		[]byte(`{"to":"a@example.net","template":"t1","subscribed":false,"subject":null,"attachments":[]}`),
 		[]byte(`{"data":{"n":1e400}}`), []byte(`{"to":["a\"]"]}`), []byte(`{"data":{"a":"}"},"to":{"name":"\"}"}}`),
+		[]byte(`{"data":{"a":{"b":[{},[],{"c":-0.5e+3}],"d":null},"e":false,"f":0,"g":-12E-2,"h":"x\u00e9","a":2}}`),
+		[]byte("{\"data\":{ \"n\" : [ 1 , 2 ] ,\n \"o\" : { } } }"),
+		[]byte(`{"data":` + strings.Repeat(`{"x":`, 60) + `1` + strings.Repeat(`}`, 60) + `}`),
 		[]byte(" {\n  \"to\" : \"a@example.net\" ,\r\n\t\"body\":\"x\\ty\\n\\\"z\\\\ \\/ \\b\\f\\r\\u00e9\\u2028\\uD83D\\uDE00\\u0000\"\n}\n"),
 	}
 	// A client that escapes every non-ASCII character (Python's default).
@@ -82,6 +85,10 @@ var fallbackBodies = []string{
 	"{\"body\":\"bad utf-8 \xff\"}", `{"body":"lone \ud800 surrogate"}`, `{"body":"\udc00\ud800"}`,
 	`{"body":"\ud83d\u0041"}`, `{"body":"\x"}`, `{"body":"\u12"}`, "{\"body\":\"tab\tinside\"}",
 	`{"subscribed":tru}`, `{"subscribed":truex}`, `{"to":["a@example.net"}`, `{"to":{"email":"a"]}`, "{\"body\":\"x\"}\x00",
+	`{"data":{"a":01}}`, `{"data":{"a":1.}}`, `{"data":{"a":.5}}`, `{"data":{"a":1e}}`, `{"data":{"a":-}}`,
+	`{"data":{"a":+1}}`, `{"data":{"a":1.5.2}}`, `{"data":{"a":tru}}`, `{"data":{"a":nul}}`, `{"data":{"a":[1,]}}`,
+	`{"data":{"a":1,}}`, `{"data":{"\u0061":1}}`, "{\"data\":{\"\xff\":1}}", `{"data":{"a":NaN}}`,
+	`{"data":` + strings.Repeat(`{"x":`, 70) + `1` + strings.Repeat(`}`, 70) + `}`,
 	`{"to":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 }
 
