@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,14 +95,38 @@ func TestAnEventNeedsItsContact(t *testing.T) {
 			t.Errorf("%s of an event of a contact that does not exist: %v", name, err)
 		}
 	}
-	if err := db.Write(ctx, func(tx *Tx) error { return tx.InsertEventIfContact(ctx, ghost) }); err != nil {
-		t.Fatal(err)
+	// The workflow's paths store the event with no contact, the
+	// engagement's stores nothing and says so.
+	workflowBatch := ghost
+	workflowBatch.ID = "g2"
+	orphans := map[string]func(tx *Tx) error{
+		"InsertEventIfContact": func(tx *Tx) error { return tx.InsertEventIfContact(ctx, ghost) },
+		"WorkflowWrites": func(tx *Tx) error {
+			w := NewWorkflowWrites()
+			_ = w.InsertEventIfContact(ctx, workflowBatch)
+			return w.Flush(ctx, tx)
+		},
+		"InsertContactEvent": func(tx *Tx) error {
+			e := ghost
+			e.ID = "g3"
+			if ok, err := tx.InsertContactEvent(ctx, e); ok || err != nil {
+				return fmt.Errorf("event %s stored: %v (%v)", e.ID, ok, err)
+			}
+			return nil
+		},
 	}
-	var contact any
-	if err := db.Reader().QueryRow(ctx, `SELECT contact_id FROM events WHERE id = 'g1'`).Scan(&contact); err != nil || contact != nil {
-		t.Fatalf("InsertEventIfContact of a gone contact stored contact %v (%v)", contact, err)
+	for name, insert := range orphans {
+		if err := db.Write(ctx, insert); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
-	if got := eventIDs(t, db); got != "e1 e2 e3 e4 e5 e6 g1" {
+	for _, id := range []string{"g1", "g2"} {
+		var contact any
+		if err := db.Reader().QueryRow(ctx, `SELECT contact_id FROM events WHERE id = ?`, id).Scan(&contact); err != nil || contact != nil {
+			t.Fatalf("event %s of a gone contact stored contact %v (%v)", id, contact, err)
+		}
+	}
+	if got := eventIDs(t, db); got != "e1 e2 e3 e4 e5 e6 g1 g2" {
 		t.Fatalf("events: %q", got)
 	}
 	checkStoredCounts(t, db)
@@ -117,12 +143,16 @@ func TestEventStatementsUseTheIndexThatStays(t *testing.T) {
 		"a contact's events, deleted with it": `DELETE FROM events WHERE project_id = 'p'
 			AND id IN (SELECT id FROM events INDEXED BY events_by_name_contact WHERE project_id = 'p'
 				AND name IN (SELECT key FROM audience_counts WHERE project_id = 'p' AND kind = 3) AND contact_id = 'c')`,
-		"another event of the name": `SELECT 1 FROM events INDEXED BY events_by_name_contact
-			WHERE project_id = 'p' AND name = 'n' AND contact_id = 'c' AND id <> 'e'`,
+		"another event of the name, probed before one is inserted": `SELECT 1 FROM events INDEXED BY events_by_name_contact
+			WHERE project_id = 'p' AND name = 'n' AND contact_id = 'c'`,
 		"the project's events, deleted with it": `DELETE FROM events WHERE project_id = 'p'`,
 	}
+	// The statements that do what 00022's INSERT triggers did (00024).
+	statements["the probe before an event"] = eventProbeSQL
+	statements["the first events of a batch"] = countFirstEventsSQL
+	args := map[string][]any{"the probe before an event": {"p", "n", "c"}, "the first events of a batch": {`[]`}}
 	for what, q := range statements {
-		plan := explain(t, db, q)
+		plan := explain(t, db, q, args[what]...)
 		t.Logf("%s: %s", what, plan)
 		if strings.Contains(plan, "SCAN events") || !strings.Contains(plan, "SEARCH events") {
 			t.Errorf("%s: %s", what, plan)
@@ -138,9 +168,9 @@ func TestEventStatementsUseTheIndexThatStays(t *testing.T) {
 	}
 }
 
-func explain(t *testing.T, db *DB, q string) string {
+func explain(t *testing.T, db *DB, q string, args ...any) string {
 	t.Helper()
-	rows, err := db.Reader().Query(context.Background(), "EXPLAIN QUERY PLAN "+q)
+	rows, err := db.Reader().Query(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +228,101 @@ func TestMigrationEventsOneIndexDown(t *testing.T) {
 	}
 	if n := count(`SELECT COUNT(*) FROM audience_counts WHERE kind = 3`); n != 0 {
 		t.Fatalf("up again: %d event-name counts after deleting the contact", n)
+	}
+}
+
+// Every path that inserts events counts a contact's first event of a name
+// (00024 moved this from a trigger into them), once however many events
+// of the name a batch holds, and never an event with no contact.
+func TestEveryEventInsertKeepsTheCounts(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	seedEventsOfTwoContacts(t, db)
+	var next int
+	event := func(contact, name string) Event {
+		next++
+		return Event{ID: fmt.Sprintf("n%03d", next), ProjectID: "p", ContactID: contact, Name: name, Data: []byte(`{}`),
+			CreatedAt: time.Unix(3, 0)}
+	}
+	paths := map[string]func(tx *Tx, name string) error{
+		"InsertEvent": func(tx *Tx, name string) error {
+			return errors.Join(tx.InsertEvent(ctx, event("a", name)), tx.InsertEvent(ctx, event("a", name)),
+				tx.InsertEvent(ctx, event("", name)))
+		},
+		"InsertEventIfContact": func(tx *Tx, name string) error {
+			return errors.Join(tx.InsertEventIfContact(ctx, event("a", name)),
+				tx.InsertEventIfContact(ctx, event("b", name)), tx.InsertEventIfContact(ctx, event("b", name)))
+		},
+		"InsertContactEvent": func(tx *Tx, name string) error {
+			_, err := tx.InsertContactEvent(ctx, event("b", name))
+			return err
+		},
+		"InsertEvents": func(tx *Tx, name string) error {
+			return tx.InsertEvents(ctx, []Event{event("a", name), event("a", name), event("b", name), event("", name),
+				event("a", "viewed")})
+		},
+		"WorkflowWrites": func(tx *Tx, name string) error {
+			w := NewWorkflowWrites()
+			for _, e := range []Event{event("a", name), event("a", name), event("gone", name), event("b", "viewed")} {
+				_ = w.InsertEventIfContact(ctx, e)
+			}
+			return w.Flush(ctx, tx)
+		},
+	}
+	for path, insert := range paths {
+		for range 2 { // the second time finds the first's events of the name
+			if err := db.Write(ctx, func(tx *Tx) error { return insert(tx, path) }); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			checkStoredCounts(t, db)
+		}
+	}
+}
+
+// Migration 24 goes down to 00022's INSERT triggers, which then keep the
+// counts and check the contact again, and up to none.
+func TestMigrationEventsInsertTriggersDown(t *testing.T) {
+	ctx := context.Background()
+	conn, p := migrationTest(t)
+	if _, err := p.UpTo(ctx, 24); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) int {
+		var n int
+		if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const insertTriggers = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'
+		AND name IN ('events_contact_exists', 'audience_counts_event_insert')`
+	if n := count(insertTriggers); n != 0 {
+		t.Fatalf("up: %d INSERT triggers on events", n)
+	}
+	if _, err := p.DownTo(ctx, 23); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(insertTriggers); n != 2 {
+		t.Fatalf("down: %d INSERT triggers on events, want 2", n)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO projects (id, name, public_key, secret_key, created_at, updated_at)
+		VALUES ('p', 'p', 'pk_p', 'sk_p', 0, 0);
+		INSERT INTO contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+		VALUES ('c', 'p', 'c@x.test', 1, '{}', 0, 0);
+		INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES ('e', 'p', 'c', 'viewed', '{}', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT n FROM audience_counts WHERE project_id = 'p' AND kind = 3 AND key = 'viewed'`); n != 1 {
+		t.Fatalf("down: the trigger counted %d contacts with the event", n)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+		VALUES ('g', 'p', 'gone', 'viewed', '{}', 0)`); err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+		t.Fatalf("down: an event of a missing contact: %v", err)
+	}
+	if _, err := p.UpTo(ctx, 24); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(insertTriggers); n != 0 {
+		t.Fatalf("up again: %d INSERT triggers on events", n)
 	}
 }
