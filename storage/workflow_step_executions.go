@@ -155,4 +155,3 @@ func (tx *Tx) PullJobEarlier(ctx context.Context, uniqueKey string, runAt time.T
 		Millis(runAt), uniqueKey)
 	return err
 }
-
