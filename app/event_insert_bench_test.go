@@ -10,14 +10,29 @@ import (
 	"github.com/heraldmail/herald/storage"
 )
 
-// BenchmarkEventInsert is the event's statements alone (storage's
-// InsertEvent, as /v1/track, an open or a click runs it): 500 events per
-// transaction, so that the commit is next to nothing per event, cycling
+// BenchmarkEventInsert is the event's statements alone, as /v1/track
+// (InsertEvent) and an open or a click (InsertContactEvent) run them: 500
+// events per transaction, so that the commit is little per event, cycling
 // over 5,000 contacts with one name as the track benchmarks do (after the
 // first round every event is a repeat of its contact and name). cpu-µs/op
-// is per event; it is the A/B measure of an event INSERT's SQL
+// is per event, commit included; it is the A/B measure of an event's SQL
 // (docs/performance.md, "The recorded event's SQL, fifth pass").
 func BenchmarkEventInsert(b *testing.B) {
+	inserts := map[string]func(ctx context.Context, tx *storage.Tx, e storage.Event) error{
+		"InsertEvent": func(ctx context.Context, tx *storage.Tx, e storage.Event) error { return tx.InsertEvent(ctx, e) },
+		"InsertContactEvent": func(ctx context.Context, tx *storage.Tx, e storage.Event) error {
+			if ok, err := tx.InsertContactEvent(ctx, e); !ok || err != nil {
+				return fmt.Errorf("event not stored (%v)", err)
+			}
+			return nil
+		},
+	}
+	for _, name := range []string{"InsertEvent", "InsertContactEvent"} {
+		b.Run(name, func(b *testing.B) { benchmarkEventInsert(b, inserts[name]) })
+	}
+}
+
+func benchmarkEventInsert(b *testing.B, insert func(ctx context.Context, tx *storage.Tx, e storage.Event) error) {
 	ctx := context.Background()
 	db, projectID, contacts := eventBenchContacts(b, 5000)
 	data := json.RawMessage(`{"plan":"pro","visits":7,"path":"/pricing"}`)
@@ -29,7 +44,7 @@ func BenchmarkEventInsert(b *testing.B) {
 			for i := start; i < min(start+500, b.N); i++ {
 				e := storage.Event{ID: fmt.Sprintf("%08d-0000-7000-8000-000000000000", i), ProjectID: projectID,
 					ContactID: contacts[i%len(contacts)], Name: "page-viewed", Data: data, CreatedAt: at}
-				if err := tx.InsertEvent(ctx, e); err != nil {
+				if err := insert(ctx, tx, e); err != nil {
 					return err
 				}
 			}

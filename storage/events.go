@@ -28,6 +28,17 @@ func scanEvent(s scanner) (Event, error) {
 	return e, notFound(err)
 }
 
+// InsertEvent stores an event.
+func (tx *Tx) InsertEvent(ctx context.Context, e Event) error {
+	var contact any
+	if e.ContactID != "" {
+		contact = e.ContactID
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.ID, e.ProjectID, contact, e.Name, string(e.Data), Millis(e.CreatedAt))
+	return err
+}
+
 // EventFilter selects events; empty fields select all.
 type EventFilter struct {
 	ProjectID string

@@ -216,9 +216,7 @@ var (
 )
 
 // Flush writes the gathered rows: contacts, step executions, executions,
-// then events (counting their contacts' first events of each name first,
-// as every insert of events does: events_insert.go), each in chunks, and
-// empties w.
+// then events, each in chunks, and empties w.
 func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
 	var data, subs []Contact
 	for _, cw := range w.contacts {
@@ -256,9 +254,6 @@ func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
 			nullable(x.WaitEvent), optMillis(x.CompletedAt))
 	})
 	if err != nil {
-		return err
-	}
-	if err := tx.countFirstEventsOf(ctx, w.events); err != nil { // before the events: it probes for earlier ones
 		return err
 	}
 	err = flushChunks(ctx, tx, w, len(w.events), &flushEvents, func(i int, args []any) []any {

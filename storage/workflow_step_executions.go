@@ -155,3 +155,12 @@ func (tx *Tx) PullJobEarlier(ctx context.Context, uniqueKey string, runAt time.T
 		Millis(runAt), uniqueKey)
 	return err
 }
+
+// InsertEventIfContact stores an event on its contact, or on none if the
+// contact is gone.
+func (tx *Tx) InsertEventIfContact(ctx context.Context, e Event) error {
+	_, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+		VALUES (?, ?, (SELECT id FROM contacts WHERE id = ?), ?, ?, ?)`,
+		e.ID, e.ProjectID, e.ContactID, e.Name, string(e.Data), Millis(e.CreatedAt))
+	return err
+}
