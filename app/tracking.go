@@ -233,9 +233,9 @@ func (a *App) recordEngagement(ctx context.Context, tx *storage.Tx, m *engagedEm
 		return nil
 	}
 	ev.ProjectID, ev.ContactID, ev.Data = m.ProjectID, m.ContactID, m.event.build(first, clicked)
-	// The insert checks the contact (in the statement that probes for the
-	// contact's earlier events: no cost of its own), so a kept email made
-	// stale by a deletion that did not call engaged.removed records nothing.
+	// The insert's own contact check (free when the contact is there) says
+	// whether it stored the event, so a kept email made stale by a deletion
+	// that did not call engaged.removed records nothing, and is no 500.
 	stored, err := tx.InsertContactEvent(ctx, ev)
 	if err != nil {
 		return err
