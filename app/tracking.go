@@ -253,10 +253,9 @@ func (a *App) recordEngagement(ctx context.Context, tx *storage.Tx, m *engagedEm
 // contact went.
 func (a *App) engagedContactGone(ctx context.Context, tx *storage.Tx, emailID string) error {
 	a.engaged.forget(emailID)
-	if _, err := storage.EngagedEmailByID(ctx, tx, emailID); errors.Is(err, storage.ErrNotFound) {
+	_, err := storage.EngagedEmailByID(ctx, tx, emailID)
+	if errors.Is(err, storage.ErrNotFound) {
 		return unknownLink()
-	} else if err != nil {
-		return err
 	}
-	return nil
+	return err
 }
