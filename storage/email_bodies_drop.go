@@ -23,7 +23,7 @@ import (
 const bodyDropBatch = 64
 
 // dropBodySQL deletes one batch; a batch short of bodyDropBatch ids is
-// padded with '', which names no email, so there is one statement.
+// padded with ”, which names no email, so there is one statement.
 var dropBodySQL = `DELETE FROM email_bodies WHERE email_id IN (?` + strings.Repeat(", ?", bodyDropBatch-1) + `)`
 
 // bodyDrops are the ids of final emails whose bodies are still stored.
