@@ -23,7 +23,8 @@ import (
 const bodyDropBatch = 64
 
 // dropBodySQL deletes one batch; a batch short of bodyDropBatch ids is
-// padded with ”, which names no email, so there is one statement.
+// padded with empty strings, which name no email, so that there is one
+// statement.
 var dropBodySQL = `DELETE FROM email_bodies WHERE email_id IN (?` + strings.Repeat(", ?", bodyDropBatch-1) + `)`
 
 // bodyDrops are the ids of final emails whose bodies are still stored.
