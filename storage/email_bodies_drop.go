@@ -8,7 +8,8 @@ import (
 // The signed bytes of an email that reached a final status through
 // RecordAttempt (a delivery's outcome) are not deleted in the outcome's
 // write but gathered, and deleted bodyDropBatch at a time at the start of
-// a later write. A body of some kilobytes spans overflow pages, and its
+// a later write (every full batch gathered, so that the list stays short
+// however many outcomes a transaction holds). A body of some kilobytes spans overflow pages, and its
 // delete rewrites the table's and its index's leaves and the freelist:
 // about ten WAL frames per message when each outcome deleted its own, a
 // few for a whole batch of bodies that were made together and so share
@@ -37,26 +38,35 @@ func (tx *Tx) dropBodyLater(id string) {
 	tx.OnCommit(func() { tx.bodies.ids = append(tx.bodies.ids, id) })
 }
 
-// dropBodies deletes the first batch of gathered bodies in the current
-// transaction when a full batch waits, or whatever waits when all is set.
-// It returns how many ids to forget once the transaction commits. A
-// failed delete is not the write's failure: its ids stay for the next.
+// dropBodies deletes the gathered bodies in the current transaction, every
+// full batch of them, and the last short one too when all is set. It
+// returns how many ids to forget once the transaction commits. A failed
+// delete is not the write's failure: its ids stay for the next.
 func (tx *Tx) dropBodies(ctx context.Context, all bool) int {
-	n := min(len(tx.bodies.ids), bodyDropBatch)
-	if n == 0 || n < bodyDropBatch && !all {
-		return 0
+	done := 0
+	for {
+		n := min(len(tx.bodies.ids)-done, bodyDropBatch)
+		if n == 0 || n < bodyDropBatch && !all {
+			return done
+		}
+		if !tx.dropBodyBatch(ctx, tx.bodies.ids[done:done+n]) {
+			return done
+		}
+		done += n
 	}
+}
+
+// dropBodyBatch deletes the bodies of up to bodyDropBatch emails.
+func (tx *Tx) dropBodyBatch(ctx context.Context, ids []string) bool {
 	args := make([]any, bodyDropBatch)
 	for i := range args {
 		args[i] = ""
-		if i < n {
-			args[i] = tx.bodies.ids[i]
+		if i < len(ids) {
+			args[i] = ids[i]
 		}
 	}
-	if _, err := tx.Exec(ctx, dropBodySQL, args...); err != nil {
-		return 0
-	}
-	return n
+	_, err := tx.Exec(ctx, dropBodySQL, args...)
+	return err == nil
 }
 
 // forgetDropped removes the first n ids, whose delete has committed.

@@ -119,3 +119,31 @@ func TestDropFinishedBodiesSweepsWhatACrashKept(t *testing.T) {
 		t.Fatal("the sweep took the wrong body")
 	}
 }
+
+// Outcomes committed together are dropped together: the next write
+// deletes every full batch, so the gathered list stays short.
+func TestManyOutcomesInOneWriteAreDroppedByTheNext(t *testing.T) {
+	db, ctx := openTest(t), context.Background()
+	if err := db.Write(ctx, insertProject("p1")); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2*bodyDropBatch + 5
+	for i := range n {
+		insertTestEmail(t, db, fmt.Sprintf("e%03d", i), "", []byte("signed bytes"))
+	}
+	err := db.Write(ctx, func(tx *Tx) error {
+		for i := range n {
+			if err := tx.RecordAttempt(ctx, fmt.Sprintf("e%03d", i), AttemptOutcome{Status: EmailDelivered}, time.Now()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insertTestEmail(t, db, "next", "", []byte("signed bytes"))
+	if got := countBodies(t, db); got != 5+1 {
+		t.Fatalf("%d bodies stored, want the short batch's 5 and the new email's", got)
+	}
+}
