@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"reflect"
 )
@@ -48,7 +49,7 @@ func (d DataInput) unchangedFor(stored []byte) bool {
 // ParseData sorts a decoded `data` object by the rules. A nil map is an
 // empty input.
 func ParseData(in map[string]any) DataInput {
-	d := DataInput{set: map[string]any{}, oneShot: map[string]any{}}
+	d := DataInput{set: map[string]any{}} // oneShot is made when one comes: most inputs have none
 	for k, v := range in {
 		switch {
 		case isReservedKey(k):
@@ -60,6 +61,9 @@ func ParseData(in map[string]any) DataInput {
 				if persistent {
 					d.set[k] = value
 				} else {
+					if d.oneShot == nil {
+						d.oneShot = map[string]any{}
+					}
 					d.oneShot[k] = value
 				}
 				continue
@@ -113,6 +117,15 @@ func (d DataInput) Vars(stored map[string]any) map[string]any {
 	}
 	maps.Copy(vars, d.oneShot)
 	return vars
+}
+
+// EventJSON is EventData encoded, without the copy when nothing is laid
+// over the values set (a tracked event pays for every map it builds).
+func (d DataInput) EventJSON() ([]byte, error) {
+	if len(d.oneShot) == 0 {
+		return json.Marshal(d.set)
+	}
+	return json.Marshal(d.EventData())
 }
 
 // EventData is what an event records of the input: the values given,

@@ -33,7 +33,7 @@ func walkData(v *Validation, path string, val any, depth int) bool {
 			return false
 		}
 		for k, e := range x {
-			if !walkData(v, fieldPath(path, k), e, depth+1) {
+			if !plainLeaf(e) && !walkData(v, fieldPath(path, k), e, depth+1) {
 				return false
 			}
 		}
@@ -42,14 +42,34 @@ func walkData(v *Validation, path string, val any, depth int) bool {
 			return false
 		}
 		for i, e := range x {
-			if !walkData(v, fieldPath(path, i), e, depth+1) {
+			if !plainLeaf(e) && !walkData(v, fieldPath(path, i), e, depth+1) {
 				return false
 			}
 		}
 	case json.Number:
-		if f, err := strconv.ParseFloat(string(x), 64); err != nil && math.IsInf(f, 0) {
+		if !numberFits(x) {
 			v.Add(path, "too_big", "Numbers must be within ±1.7976931348623157e308", string(x))
 		}
 	}
 	return true
+}
+
+// plainLeaf reports a value walkData would pass without a word: a
+// string, a bool, null, a number within float64. The walk skips them
+// before building their path, which every tracked event's keys would
+// otherwise pay for (a string per key).
+func plainLeaf(val any) bool {
+	switch x := val.(type) {
+	case string, bool, nil:
+		return true
+	case json.Number:
+		return numberFits(x)
+	}
+	return false
+}
+
+// numberFits reports whether n reads as a finite float64.
+func numberFits(n json.Number) bool {
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil || !math.IsInf(f, 0)
 }

@@ -16,7 +16,9 @@ import (
 // go through removed, which makes every kept email stale: the next open
 // or click of one reads it again, and a write that holds a stale one
 // reads it again inside its transaction, where the deletion is seen, so
-// nothing is recorded for a deleted contact or project.
+// nothing is recorded for a deleted contact or project. Should a deletion
+// path forget removed, the event's insert still checks its contact
+// (storage's InsertContactEvent): nothing is recorded, and no error.
 const (
 	maxEngagedEmails = 20_000  // emails kept
 	maxEngagedBytes  = 8 << 20 // their approximate size; one larger than a 16th of it is not kept
@@ -93,6 +95,15 @@ func (c *engagedEmails) current(m *engagedEmail) bool { return m.removals == c.r
 func (c *engagedEmails) removed(tx *storage.Tx) {
 	c.removals.Add(1)
 	tx.OnCommit(func() { c.removals.Add(1) })
+}
+
+// forget drops a kept email (the next open or click of it reads it
+// again), for a write that found it stale though no deletion said so. The
+// ring gives its size back when it leaves (dropOldest).
+func (c *engagedEmails) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.byID, id)
 }
 
 func (c *engagedEmails) keep(m *engagedEmail) {

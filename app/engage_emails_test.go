@@ -299,3 +299,49 @@ func TestEveryDeletionMakesKeptEmailsStale(t *testing.T) {
 		}
 	}
 }
+
+// A deletion that does not say so (engagedEmails.removed), here straight
+// in storage, leaves a kept email whose contact or project is gone: the
+// event's insert checks its contact itself, so an open or a click then
+// records nothing and answers as for a known deletion (the target or the
+// pixel for a deleted contact, not found for a deleted project), never a
+// 500.
+func TestEngagementAfterAnUnannouncedDeletion(t *testing.T) {
+	ctx := context.Background()
+	deletions := map[string]func(tx *storage.Tx, projectID, contactID string) error{
+		"contact": func(tx *storage.Tx, projectID, contactID string) error {
+			_, err := tx.DeleteContact(ctx, projectID, contactID)
+			return err
+		},
+		"project": func(tx *storage.Tx, projectID, _ string) error { return tx.DeleteProject(ctx, projectID) },
+	}
+	for name, deletion := range deletions {
+		a, clock, projectID, contactID, e := engageApp(t)
+		click := a.clickToken(t, e.ID, 1)
+		open, _ := a.emailToken(ctx, tokenOpen, e.ID, 0)
+		if _, err := a.RecordClick(ctx, click); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.RecordOpen(ctx, open); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.db.Write(ctx, func(tx *storage.Tx) error { return deletion(tx, projectID, contactID) }); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			clock.Advance(time.Minute)
+			target, clickErr := a.RecordClick(ctx, click)
+			openErr := a.RecordOpen(ctx, open)
+			var ae *Error
+			switch {
+			case name == "contact" && (clickErr != nil || target != e.Links[1] || openErr != nil):
+				t.Errorf("after the contact's deletion: click %q %v, open %v; want the target and the pixel", target, clickErr, openErr)
+			case name == "project" && (!errors.As(clickErr, &ae) || ae.Kind != KindNotFound || !errors.As(openErr, &ae) || ae.Kind != KindNotFound):
+				t.Errorf("after the project's deletion: click %q %v, open %v; want not found", target, clickErr, openErr)
+			}
+		}
+		if n := countEvents(t, a, projectID, ""); n != 0 {
+			t.Errorf("%s deleted: %d events left or recorded, want 0", name, n)
+		}
+	}
+}

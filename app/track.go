@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -81,7 +80,7 @@ func (a *App) Track(ctx context.Context, projectID string, in TrackInput) (Track
 		return TrackResult{}, err
 	}
 	data := ParseData(in.Data)
-	eventData, err := json.Marshal(data.EventData())
+	eventData, err := data.EventJSON()
 	if err != nil {
 		return TrackResult{}, err
 	}

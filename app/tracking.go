@@ -233,5 +233,29 @@ func (a *App) recordEngagement(ctx context.Context, tx *storage.Tx, m *engagedEm
 		return nil
 	}
 	ev.ProjectID, ev.ContactID, ev.Data = m.ProjectID, m.ContactID, m.event.build(first, clicked)
-	return a.insertEvent(ctx, tx, ev)
+	// The insert's own contact check (free when the contact is there) says
+	// whether it stored the event, so a kept email made stale by a deletion
+	// that did not call engaged.removed records nothing, and is no 500.
+	stored, err := tx.InsertContactEvent(ctx, ev)
+	if err != nil {
+		return err
+	}
+	if !stored {
+		return a.engagedContactGone(ctx, tx, m.ID)
+	}
+	return a.noteEvents(ctx, tx, ev)
+}
+
+// engagedContactGone answers an open or a click whose kept email's contact
+// is gone though no deletion said so: the email is forgotten, and the
+// answer is the one a fresh read gives, not found when the email went with
+// its project, the usual answer with nothing recorded when only its
+// contact went.
+func (a *App) engagedContactGone(ctx context.Context, tx *storage.Tx, emailID string) error {
+	a.engaged.forget(emailID)
+	_, err := storage.EngagedEmailByID(ctx, tx, emailID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return unknownLink()
+	}
+	return err
 }

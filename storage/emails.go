@@ -193,7 +193,7 @@ type AttemptOutcome struct {
 
 // RecordAttempt stores an attempt's outcome. A final status stamps its time,
 // takes a self-queued email out of the queue and drops the stored bytes,
-// which are no longer needed. A temporary failure of a self-queued email
+// which are no longer needed, with a later write (email_bodies_drop.go). A temporary failure of a self-queued email
 // leaves it SENDING under its lease: the dispatcher's retry, a write of its
 // own, makes it PENDING at the backoff's time, and should the server die
 // between the two, the start-up's lease expiry (which takes SENDING emails
@@ -209,10 +209,9 @@ func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, no
 			due_at = CASE WHEN ?1 = 'PENDING' THEN due_at END
 		WHERE id = ?7`,
 		o.Status, o.Code, nullable(o.Enhanced), nullable(o.Response), nullable(o.MXHost), Millis(now), id)
-	if err != nil || o.Status == EmailPending {
-		return err
+	if err == nil && o.Status != EmailPending {
+		tx.dropBodyLater(id)
 	}
-	_, err = tx.Exec(ctx, `DELETE FROM email_bodies WHERE email_id = ?`, id)
 	return err
 }
 

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,14 +95,44 @@ func TestAnEventNeedsItsContact(t *testing.T) {
 			t.Errorf("%s of an event of a contact that does not exist: %v", name, err)
 		}
 	}
-	if err := db.Write(ctx, func(tx *Tx) error { return tx.InsertEventIfContact(ctx, ghost) }); err != nil {
-		t.Fatal(err)
+	// The workflow's paths store the event with no contact, the
+	// engagement's stores nothing and says so.
+	workflowBatch := ghost
+	workflowBatch.ID = "g2"
+	orphans := map[string]func(tx *Tx) error{
+		"InsertEventIfContact": func(tx *Tx) error { return tx.InsertEventIfContact(ctx, ghost) },
+		"WorkflowWrites": func(tx *Tx) error {
+			w := NewWorkflowWrites()
+			_ = w.InsertEventIfContact(ctx, workflowBatch)
+			return w.Flush(ctx, tx)
+		},
+		"InsertContactEvent": func(tx *Tx) error {
+			// The refused event leaves the transaction going: the event
+			// after it in the same write is stored.
+			e := ghost
+			e.ID = "g3"
+			if ok, err := tx.InsertContactEvent(ctx, e); ok || err != nil {
+				return fmt.Errorf("event %s stored: %v (%v)", e.ID, ok, err)
+			}
+			e.ID, e.ContactID = "g4", "a"
+			if ok, err := tx.InsertContactEvent(ctx, e); !ok || err != nil {
+				return fmt.Errorf("event %s not stored: %v (%v)", e.ID, ok, err)
+			}
+			return nil
+		},
 	}
-	var contact any
-	if err := db.Reader().QueryRow(ctx, `SELECT contact_id FROM events WHERE id = 'g1'`).Scan(&contact); err != nil || contact != nil {
-		t.Fatalf("InsertEventIfContact of a gone contact stored contact %v (%v)", contact, err)
+	for name, insert := range orphans {
+		if err := db.Write(ctx, insert); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
-	if got := eventIDs(t, db); got != "e1 e2 e3 e4 e5 e6 g1" {
+	for _, id := range []string{"g1", "g2"} {
+		var contact any
+		if err := db.Reader().QueryRow(ctx, `SELECT contact_id FROM events WHERE id = ?`, id).Scan(&contact); err != nil || contact != nil {
+			t.Fatalf("event %s of a gone contact stored contact %v (%v)", id, contact, err)
+		}
+	}
+	if got := eventIDs(t, db); got != "e1 e2 e3 e4 e5 e6 g1 g2 g4" {
 		t.Fatalf("events: %q", got)
 	}
 	checkStoredCounts(t, db)
@@ -198,5 +230,53 @@ func TestMigrationEventsOneIndexDown(t *testing.T) {
 	}
 	if n := count(`SELECT COUNT(*) FROM audience_counts WHERE kind = 3`); n != 0 {
 		t.Fatalf("up again: %d event-name counts after deleting the contact", n)
+	}
+}
+
+// Every path that inserts events counts a contact's first event of a name
+// (00022's trigger), once however many events of the name a batch holds,
+// and never an event with no contact or a contact gone.
+func TestEveryEventInsertKeepsTheCounts(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	seedEventsOfTwoContacts(t, db)
+	var next int
+	event := func(contact, name string) Event {
+		next++
+		return Event{ID: fmt.Sprintf("n%03d", next), ProjectID: "p", ContactID: contact, Name: name, Data: []byte(`{}`),
+			CreatedAt: time.Unix(3, 0)}
+	}
+	paths := map[string]func(tx *Tx, name string) error{
+		"InsertEvent": func(tx *Tx, name string) error {
+			return errors.Join(tx.InsertEvent(ctx, event("a", name)), tx.InsertEvent(ctx, event("a", name)),
+				tx.InsertEvent(ctx, event("", name)))
+		},
+		"InsertEventIfContact": func(tx *Tx, name string) error {
+			return errors.Join(tx.InsertEventIfContact(ctx, event("a", name)),
+				tx.InsertEventIfContact(ctx, event("b", name)), tx.InsertEventIfContact(ctx, event("b", name)))
+		},
+		"InsertContactEvent": func(tx *Tx, name string) error {
+			_, err := tx.InsertContactEvent(ctx, event("b", name))
+			return err
+		},
+		"InsertEvents": func(tx *Tx, name string) error {
+			return tx.InsertEvents(ctx, []Event{event("a", name), event("a", name), event("b", name), event("", name),
+				event("a", "viewed")})
+		},
+		"WorkflowWrites": func(tx *Tx, name string) error {
+			w := NewWorkflowWrites()
+			for _, e := range []Event{event("a", name), event("a", name), event("gone", name), event("b", "viewed")} {
+				_ = w.InsertEventIfContact(ctx, e)
+			}
+			return w.Flush(ctx, tx)
+		},
+	}
+	for path, insert := range paths {
+		for range 2 { // the second time finds the first's events of the name
+			if err := db.Write(ctx, func(tx *Tx) error { return insert(tx, path) }); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			checkStoredCounts(t, db)
+		}
 	}
 }

@@ -18,6 +18,7 @@ type Tx struct {
 	stmts    map[string]*sql.Stmt
 	onCommit []func()
 	ctx      context.Context // the writer's, never cancelled: see below
+	bodies   *bodyDrops      // final emails' bodies to delete (email_bodies_drop.go)
 }
 
 // OnCommit registers f to run after the transaction commits, and never if
@@ -149,7 +150,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 		return
 	}
 	defer conn.Close()
-	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}, ctx: ctx}
+	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}, ctx: ctx, bodies: &bodyDrops{}}
 	defer func() {
 		for _, s := range tx.stmts {
 			s.Close()
@@ -189,6 +190,7 @@ func (db *DB) drain(ctx context.Context, tx *Tx, batch []*writeRequest, maxBatch
 	for {
 		batch = gather(db.writes, batch[:0], maxBatch)
 		if len(batch) == 0 {
+			db.dropAllBodies(ctx, tx)
 			return
 		}
 		db.commitBatch(ctx, tx, batch)
@@ -226,6 +228,7 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 		}
 		return true
 	}
+	dropped := tx.dropBodies(ctx, false)
 	var hooks []func()
 	for _, req := range batch {
 		tx.onCommit = tx.onCommit[:0]
@@ -241,6 +244,7 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 	}
 	err := db.commit(ctx, tx)
 	if err == nil {
+		tx.bodies.forgetDropped(dropped)
 		if db.onBatch != nil {
 			db.onBatch(len(batch))
 		}
@@ -261,6 +265,25 @@ func (db *DB) commit(ctx context.Context, tx *Tx) error {
 	}
 	db.markDirty()
 	return nil
+}
+
+// dropAllBodies deletes every gathered body before the writer stops, a
+// transaction per batch.
+func (db *DB) dropAllBodies(ctx context.Context, tx *Tx) {
+	for len(tx.bodies.ids) > 0 {
+		if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return
+		}
+		n := tx.dropBodies(ctx, true)
+		if n == 0 {
+			_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
+			return
+		}
+		if db.commit(ctx, tx) != nil {
+			return
+		}
+		tx.bodies.forgetDropped(n)
+	}
 }
 
 // runOne runs one write, turning a panic into its error.

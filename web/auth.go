@@ -104,9 +104,11 @@ func (s *Server) applyRateLimit(w http.ResponseWriter, projectID string) error {
 	ok, remaining, reset := s.limiter.allow(projectID)
 	h := w.Header()
 	resetSecs := strconv.Itoa(reset)
-	h.Set("RateLimit-Limit", strconv.Itoa(s.limiter.limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("RateLimit-Reset", resetSecs)
+	// The limit's value is the same on every answer; the two that change
+	// share one backing array (every authenticated request pays these).
+	values := []string{strconv.Itoa(remaining), resetSecs}
+	h["Ratelimit-Limit"] = s.limiter.limitHeader // the canonical keys Header.Set would use
+	h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = values[0:1:1], values[1:2:2]
 	if ok {
 		return nil
 	}

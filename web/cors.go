@@ -16,9 +16,15 @@ const (
 	corsHeaders = "Authorization, Content-Type, Idempotency-Key"
 )
 
+// The CORS header values, shared by every answer (net/http only reads
+// them; Header.Set would allocate a slice per request).
+var (
+	corsAnyOrigin = []string{"*"}
+	corsExposed   = []string{"X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After"}
+)
+
 func setCORS(h http.Header) {
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After")
+	h["Access-Control-Allow-Origin"], h["Access-Control-Expose-Headers"] = corsAnyOrigin, corsExposed
 }
 
 // preflight answers OPTIONS: with CORS headers for public-key routes, and

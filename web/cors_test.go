@@ -22,7 +22,8 @@ func TestPublicTrackAnswersCORS(t *testing.T) {
 		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
 	}
 	r := e.Public("POST", "/v1/track", map[string]any{"email": "a@example.com", "event": "x"}, "Origin", "https://shop.example")
-	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		r.Header.Get("Access-Control-Expose-Headers") != "X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After" {
 		t.Fatalf("track: %d %v", r.Status, r.Header)
 	}
 	// Secret-key routes never invite browsers.

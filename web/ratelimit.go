@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strconv"
 	"sync"
 	"time"
 )
@@ -9,9 +10,10 @@ import (
 // is what the RateLimit-* headers describe exactly: how many are left and
 // when the count resets.
 type rateLimiter struct {
-	limit  int
-	window time.Duration
-	now    func() time.Time
+	limit       int
+	limitHeader []string // the RateLimit-Limit header's value, shared: read only
+	window      time.Duration
+	now         func() time.Time
 
 	mu        sync.Mutex
 	windows   map[string]*rateWindow
@@ -28,7 +30,8 @@ func newRateLimiter(limit int, window time.Duration, now func() time.Time) *rate
 	if limit <= 0 {
 		return nil
 	}
-	return &rateLimiter{limit: limit, window: window, now: now, windows: map[string]*rateWindow{}}
+	return &rateLimiter{limit: limit, limitHeader: []string{strconv.Itoa(limit)}, window: window, now: now,
+		windows: map[string]*rateWindow{}}
 }
 
 // allow counts one request and reports whether it is within the limit,

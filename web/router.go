@@ -98,21 +98,28 @@ func prefixKey(segs []segment) string {
 // match reports whether a request path fits a route's own pattern and
 // returns its parameters by name.
 func match(pattern []segment, path string) (map[string]string, bool) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) != len(pattern) {
+	if len(pattern) == 0 {
 		return nil, false
 	}
+	// The path's "/"-separated parts, one by one: every request passes
+	// here, and splitting it would allocate the list.
+	rest := strings.Trim(path, "/")
 	var params map[string]string
 	for i, s := range pattern {
+		part, tail, more := strings.Cut(rest, "/")
+		if more != (i < len(pattern)-1) {
+			return nil, false // fewer or more parts than the pattern
+		}
+		rest = tail
 		switch {
-		case s.param && parts[i] == "":
+		case s.param && part == "":
 			return nil, false
 		case s.param:
 			if params == nil {
 				params = map[string]string{}
 			}
-			params[s.text] = parts[i]
-		case s.text != parts[i]:
+			params[s.text] = part
+		case s.text != part:
 			return nil, false
 		}
 	}
