@@ -172,7 +172,7 @@ func (c *jsonCursor) dataObject(dst *map[string]any) bool {
 	if c.peek() != '{' {
 		return false
 	}
-	m, ok := c.anyObject(1)
+	m, ok := c.freeMap(1)
 	*dst = m
 	return ok
 }

@@ -45,6 +45,7 @@ func fastPathBodies(t testing.TB) [][]byte {
 		[]byte(`{"data":{"n":1e400}}`), []byte(`{"to":["a\"]"]}`), []byte(`{"data":{"a":"}"},"to":{"name":"\"}"}}`),
 		[]byte(`{"data":{"a":{"b":[{},[],{"c":-0.5e+3}],"d":null},"e":false,"f":0,"g":-12E-2,"h":"x\u00e9","a":2}}`),
 		[]byte("{\"data\":{ \"n\" : [ 1 , 2 ] ,\n \"o\" : { } } }"),
+		[]byte(`{"data":{"\u0061":1}}`),
 		[]byte(`{"data":` + strings.Repeat(`{"x":`, 60) + `1` + strings.Repeat(`}`, 60) + `}`),
 		[]byte(" {\n  \"to\" : \"a@example.net\" ,\r\n\t\"body\":\"x\\ty\\n\\\"z\\\\ \\/ \\b\\f\\r\\u00e9\\u2028\\uD83D\\uDE00\\u0000\"\n}\n"),
 	}
@@ -87,7 +88,7 @@ var fallbackBodies = []string{
 	`{"subscribed":tru}`, `{"subscribed":truex}`, `{"to":["a@example.net"}`, `{"to":{"email":"a"]}`, "{\"body\":\"x\"}\x00",
 	`{"data":{"a":01}}`, `{"data":{"a":1.}}`, `{"data":{"a":.5}}`, `{"data":{"a":1e}}`, `{"data":{"a":-}}`,
 	`{"data":{"a":+1}}`, `{"data":{"a":1.5.2}}`, `{"data":{"a":tru}}`, `{"data":{"a":nul}}`, `{"data":{"a":[1,]}}`,
-	`{"data":{"a":1,}}`, `{"data":{"\u0061":1}}`, "{\"data\":{\"\xff\":1}}", `{"data":{"a":NaN}}`,
+	`{"data":{"a":1,}}`, "{\"data\":{\"\xff\":1}}", `{"data":{"a":NaN}}`,
 	`{"data":` + strings.Repeat(`{"x":`, 70) + `1` + strings.Repeat(`}`, 70) + `}`,
 	`{"to":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 }
