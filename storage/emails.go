@@ -135,7 +135,8 @@ func dueAt(e Email) any {
 }
 
 // EmailBody returns the signed bytes of an email waiting for delivery;
-// ErrNotFound once it reached a final state.
+// ErrNotFound once a final state's body was deleted (a delivered email's
+// with a later write: email_bodies_drop.go), so callers check the status.
 func EmailBody(ctx context.Context, q Querier, id string) ([]byte, error) {
 	var data []byte
 	var codec int
