@@ -28,7 +28,7 @@ type sendBody struct {
 // send serves POST /v1/send.
 func (s *Server) send(w http.ResponseWriter, r *http.Request) error {
 	var b sendBody
-	if err := decodeSendBody(r, &b); err != nil {
+	if err := decodeFastJSON(r, &b); err != nil {
 		return err
 	}
 	return replyData(w, http.StatusOK)(s.app.Send(r.Context(), reqOf(r).project, app.SendInput{

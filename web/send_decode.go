@@ -2,34 +2,9 @@ package web
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/heraldmail/herald/app"
 )
-
-// decodeSendBody reads POST /v1/send's body. Most bodies take the fast
-// path, which reads the body once; encoding/json reads it twice (its
-// scanner checks the whole value, then the decoder reads it again), and
-// a send's body is mostly one large string, its HTML. Whatever the fast
-// path does not know (an unknown or misspelt field, a duplicate, a value
-// of another type, a repair encoding/json would make) goes to
-// decodeBytes, whose results and errors are the contract.
-func decodeSendBody(r *http.Request, b *sendBody) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	return b.decode(body)
-}
-
-// decode is decodeBytes(body, b), by the fast path when it can.
-func (b *sendBody) decode(body []byte) error {
-	if b.decodeFast(body) {
-		return nil
-	}
-	*b = sendBody{}
-	return decodeBytes(body, b)
-}
 
 // The fields of sendBody, as bits of the set of those already read.
 const (
@@ -48,6 +23,14 @@ const (
 
 // decodeFast decodes body into b in one pass and reports whether it
 // could; b is left partly filled when it could not.
+//
+// It reads POST /v1/send's body: most bodies take the fast path
+// (decodeFastJSON), which reads the body once; encoding/json reads it
+// twice (its scanner checks the whole value, then the decoder reads it
+// again), and a send's body is mostly one large string, its HTML. Whatever
+// the fast path does not know (an unknown or misspelt field, a duplicate,
+// a value of another type, a repair encoding/json would make) goes to
+// decodeBytes, whose results and errors are the contract.
 func (b *sendBody) decodeFast(body []byte) bool {
 	c := &jsonCursor{b: body}
 	var seen int

@@ -17,7 +17,7 @@ type trackBody struct {
 // /events/track (secret key).
 func (s *Server) track(w http.ResponseWriter, r *http.Request) error {
 	var b trackBody
-	if err := decodeTrackBody(r, &b); err != nil {
+	if err := decodeFastJSON(r, &b); err != nil {
 		return err
 	}
 	res, err := s.app.Track(r.Context(), projectID(r),

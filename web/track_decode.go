@@ -1,32 +1,5 @@
 package web
 
-import "net/http"
-
-// decodeTrackBody reads POST /v1/track's body. Most bodies take the fast
-// path, which reads the body once into the values encoding/json would
-// give (numbers in data as json.Number); encoding/json scans it twice and
-// reflects on every value, which cost a tracked event about 6 µs of CPU
-// (docs/performance.md, "The request path of track, open and click").
-// Whatever the fast path does not know (an unknown or folded field, a
-// repeat, a value of another type, a repair encoding/json would make)
-// goes to decodeBytes, whose results and errors are the contract.
-func decodeTrackBody(r *http.Request, b *trackBody) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	return b.decode(body)
-}
-
-// decode is decodeBytes(body, b), by the fast path when it can.
-func (b *trackBody) decode(body []byte) error {
-	if b.decodeFast(body) {
-		return nil
-	}
-	*b = trackBody{}
-	return decodeBytes(body, b)
-}
-
 // The fields of trackBody, as bits of the set of those already read.
 const (
 	trackEmail = 1 << iota
@@ -37,6 +10,15 @@ const (
 
 // decodeFast decodes body into b in one pass and reports whether it
 // could; b is left partly filled when it could not.
+//
+// It reads POST /v1/track's body: most bodies take the fast path
+// (decodeFastJSON), which reads the body once into the values
+// encoding/json would give (numbers in data as json.Number); encoding/json
+// scans it twice and reflects on every value, which cost a tracked event
+// about 6 µs of CPU (docs/performance.md, "The request path of track, open
+// and click"). Whatever the fast path does not know (an unknown or folded
+// field, a repeat, a value of another type, a repair encoding/json would
+// make) goes to decodeBytes, whose results and errors are the contract.
 func (b *trackBody) decodeFast(body []byte) bool {
 	c := &jsonCursor{b: body}
 	var seen int
