@@ -129,7 +129,7 @@ func (a *App) UpdateProject(ctx context.Context, acc Access, in ProjectUpdate) (
 			return err
 		}
 		p, err = storage.ProjectByID(ctx, tx, acc.Project.ID)
-		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) }) // the cached project carries the settings
+		tx.OnCommit(func() { a.keys.forgetKeys(p.Public, p.Secret) }) // the cached project carries the settings
 		return err
 	})
 	return projectView(p, acc.Role), projectErr(err)
@@ -182,7 +182,7 @@ func (a *App) DeleteProject(ctx context.Context, projectID string) error {
 		if err != nil {
 			return err
 		}
-		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) })
+		tx.OnCommit(func() { a.keys.forgetKeys(p.Public, p.Secret) })
 		tx.OnCommit(a.senders.forget)
 		tx.OnCommit(a.limits.forget)
 		a.engaged.removed(tx)

@@ -11,8 +11,8 @@ func TestKeyCacheIgnoresLookupsOlderThanAForget(t *testing.T) {
 	if ok {
 		t.Fatal("empty cache hit")
 	}
-	c.forget("sk_old", "pk_old") // ... while the keys are regenerated
-	c.put("sk_old", p, gen)      // ... and then caches what it read
+	c.forgetKeys("sk_old", "pk_old") // ... while the keys are regenerated
+	c.put("sk_old", p, gen)          // ... and then caches what it read
 	if _, ok, _ := c.get("sk_old"); ok {
 		t.Fatal("a replaced key was cached again")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/heraldmail/herald/storage"
@@ -61,7 +60,7 @@ func (a *App) RegenerateKeys(ctx context.Context, projectID string) (Project, er
 		if err := tx.ReplaceProjectKeys(ctx, projectID, pub, sec, a.now()); err != nil {
 			return err
 		}
-		tx.OnCommit(func() { a.keys.forget(old.Public, old.Secret) })
+		tx.OnCommit(func() { a.keys.forgetKeys(old.Public, old.Secret) })
 		p, err = storage.ProjectByID(ctx, tx, projectID)
 		return err
 	})
@@ -110,58 +109,14 @@ func wrongKindMessage(want KeyKind) string {
 
 // keyCache maps keys to their project so that authentication costs no query
 // on the hot path. Only keys that exist are cached, and regeneration removes
-// the old ones on commit, so a replaced key is refused at once.
-//
-// A lookup that read the database before a regeneration committed must not
-// put the old key back after forget removed it: gen counts the forgets, and
-// put only stores what was read in the generation it names.
-//
-// Another process (the CLI's regenerate-keys or project delete) cannot
-// reach this cache, so an entry is trusted for keyCacheTTL only and then
-// read again: a key replaced elsewhere stops within that time.
-type keyCache struct {
-	mu  sync.RWMutex
-	m   map[string]cachedKey
-	gen uint64
-	now func() time.Time
-}
-
-type cachedKey struct {
-	p       Project
-	expires time.Time
-}
+// the old ones on commit (forgetKeys), so a replaced key is refused at once.
+// A lookup that read the database before that must not put the old key
+// back, and another process (the CLI's regenerate-keys or project delete)
+// cannot reach the cache: both are readCache's rules (read_cache.go).
+type keyCache = readCache[string, Project]
 
 // keyCacheTTL is how long a cached key is trusted without reading the
-// database again.
+// database again: a key replaced by another process stops within it.
 const keyCacheTTL = 2 * time.Second
 
-func newKeyCache() *keyCache { return &keyCache{m: map[string]cachedKey{}, now: time.Now} }
-
-// get returns the cached project, or the generation to pass to put after
-// reading the database.
-func (c *keyCache) get(key string) (p Project, ok bool, gen uint64) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	e, ok := c.m[key]
-	if ok && !c.now().Before(e.expires) {
-		ok = false
-	}
-	return e.p, ok, c.gen
-}
-
-func (c *keyCache) put(key string, p Project, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen == c.gen {
-		c.m[key] = cachedKey{p: p, expires: c.now().Add(keyCacheTTL)}
-	}
-}
-
-func (c *keyCache) forget(keys ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	for _, k := range keys {
-		delete(c.m, k)
-	}
-}
+func newKeyCache() *keyCache { return newReadCache[string, Project]() }

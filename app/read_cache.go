@@ -13,7 +13,7 @@ import (
 // what is cached forget it once they commit, so in this process a change
 // holds from the next request on.
 //
-// As in keyCache, a lookup that read the database before such a write
+// A lookup that read the database before such a write
 // committed must not put its answer back after forget: gen counts the
 // forgets, and put only stores what was read in the generation it names.
 // Another process cannot reach this cache, so an entry is trusted for ttl
@@ -64,6 +64,17 @@ func (c *readCache[K, V]) put(k K, v V, gen uint64) {
 		c.m = map[K]readEntry[V]{}
 	}
 	c.m[k] = readEntry[V]{v: v, expires: c.now().Add(c.ttl)}
+}
+
+// forgetKeys drops the entries of keys, and what a lookup of any key
+// read before it.
+func (c *readCache[K, V]) forgetKeys(keys ...K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for _, k := range keys {
+		delete(c.m, k)
+	}
 }
 
 // forget drops every entry. The writes that call it are rare; requests

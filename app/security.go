@@ -198,7 +198,7 @@ func (a *App) disableForReputation(ctx context.Context, p Project, s Security) e
 		if _, err := tx.CancelProjectEmails(ctx, p.ID, now); err != nil {
 			return err
 		}
-		tx.OnCommit(func() { a.keys.forget(p.Public, p.Secret) })
+		tx.OnCommit(func() { a.keys.forgetKeys(p.Public, p.Secret) })
 		return nil
 	})
 	if err != nil {
