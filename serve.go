@@ -14,8 +14,8 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/metrics"
-	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
@@ -68,7 +68,7 @@ func serve(ctx context.Context, c *config) error {
 	}
 	defer db.Close()
 
-	clock := queue.SystemClock{}
+	clock := clock.System{}
 	warnings := configWarnings(c)
 	for _, w := range warnings {
 		log.Warn(w)

@@ -21,6 +21,7 @@ import (
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/app/workflow"
+	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
@@ -29,7 +30,7 @@ import (
 // Options are App's dependencies and settings. main builds them.
 type Options struct {
 	DB             *storage.DB
-	Clock          queue.Clock  // default queue.SystemClock
+	Clock          clock.Clock  // default clock.System
 	Log            *slog.Logger // default slog.Default
 	Verifier       *verify.Verifier
 	BaseURL        string        // public URL used in links
@@ -57,7 +58,7 @@ type Options struct {
 // App is the domain service. Its methods are safe for concurrent use.
 type App struct {
 	db       *storage.DB
-	clock    queue.Clock
+	clock    clock.Clock
 	log      *slog.Logger
 	verifier *verify.Verifier
 	baseURL  string
@@ -94,7 +95,7 @@ type App struct {
 // background work.
 func New(o Options) *App {
 	if o.Clock == nil {
-		o.Clock = queue.SystemClock{}
+		o.Clock = clock.System{}
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -155,4 +156,4 @@ func (a *App) Run(ctx context.Context) error {
 	return nil
 }
 
-func (a *App) now() time.Time { return a.clock.Now().UTC().Truncate(time.Millisecond) }
+func (a *App) now() time.Time { return clock.Stamp(a.clock) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -93,11 +93,11 @@ func TestEngagedEventDataIsEmitEmailEventsJSON(t *testing.T) {
 
 // engageApp is an app with a project, a contact and a delivered email of
 // two links to that contact.
-func engageApp(t *testing.T) (a *App, clock *queue.FakeClock, projectID, contactID string, e storage.Email) {
+func engageApp(t *testing.T) (a *App, clock *clocktest.Fake, projectID, contactID string, e storage.Email) {
 	t.Helper()
 	ctx := context.Background()
 	a = tokenApp(t)
-	clock = a.clock.(*queue.FakeClock)
+	clock = a.clock.(*clocktest.Fake)
 	p, err := a.CreateProject(ctx, "p")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -23,7 +24,7 @@ func TestImportChunkSurvivesARerunGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	clock := queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFake(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
 	a := New(Options{DB: db, Clock: clock, Log: slog.New(slog.DiscardHandler)})
 	p, err := a.CreateProject(ctx, "p")
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -19,7 +19,7 @@ func tokenApp(t *testing.T) *App {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return New(Options{DB: db, Clock: queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)),
+	return New(Options{DB: db, Clock: clocktest.NewFake(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)),
 		Log: slog.New(slog.DiscardHandler), BaseURL: "https://herald.example"})
 }
 
@@ -141,7 +141,7 @@ func TestUnsubscribeFirstAfterStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	opts := Options{DB: db, Clock: queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)),
+	opts := Options{DB: db, Clock: clocktest.NewFake(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)),
 		Log: slog.New(slog.DiscardHandler), BaseURL: "https://herald.example"}
 	before := New(opts)
 	p, err := before.CreateProject(ctx, "p")

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -60,7 +60,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	clock := queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFake(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC))
 	a := app.New(app.Options{DB: db, Clock: clock, Log: slog.New(slog.DiscardHandler)})
 	var projectID string
 	if cached {

@@ -9,13 +9,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/storage"
 )
 
 // Options are a Dispatcher's dependencies and its table of lanes and kinds.
 type Options struct {
 	DB    *storage.DB
-	Clock Clock        // default SystemClock
+	Clock clock.Clock  // default SystemClock
 	Log   *slog.Logger // default slog.Default
 	Lanes []Lane
 	Kinds []Kind
@@ -24,7 +25,7 @@ type Options struct {
 // Dispatcher runs queued jobs with bounded concurrency per lane.
 type Dispatcher struct {
 	db      *storage.DB
-	clock   Clock
+	clock   clock.Clock
 	log     *slog.Logger
 	kinds   map[string]*kind
 	table   []Kind // the kinds in table order, with their defaults
@@ -54,7 +55,7 @@ func (k *kind) store() Store {
 // repeated lane or kind, or a kind without a terminal outcome, is an error.
 func New(o Options) (*Dispatcher, error) {
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = clock.System{}
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()

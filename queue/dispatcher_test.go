@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -19,13 +20,13 @@ type testQueue struct {
 	t       *testing.T
 	dir     string
 	db      *storage.DB
-	clock   *queue.FakeClock
+	clock   *clocktest.Fake
 	project string
 	commits atomic.Int64 // write transactions committed
 }
 
 func newQueue(t *testing.T) *testQueue {
-	q := &testQueue{t: t, dir: t.TempDir(), clock: queue.NewFakeClock(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)), project: "p"}
+	q := &testQueue{t: t, dir: t.TempDir(), clock: clocktest.NewFake(time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)), project: "p"}
 	q.open()
 	now := q.clock.Now()
 	q.write(func(tx *storage.Tx) error {

@@ -13,9 +13,10 @@
 //     outcome claims the lane's next job for the same worker;
 //   - running jobs (RunningJob): progress and checkpoints saved with the
 //     handler's own rows, lease renewal, FinishIn;
-//   - Enqueue, which adds a job inside the caller's write;
-//   - the Clock (SystemClock, FakeClock) that everything time-based in
-//     Herald reads, so that tests move time instead of sleeping.
+//   - Enqueue, which adds a job inside the caller's write.
+//
+// The time it reads is a clock.Clock passed in (package clock), so that
+// tests move time instead of sleeping.
 //
 // Every kind ends, after its last attempt, in a state someone can see in
 // the API: its GiveUp outcome runs in the same write that marks the job

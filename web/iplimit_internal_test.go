@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock/clocktest"
 )
 
 // A flood from ever new addresses within one minute cannot grow the table
 // past its bound; the addresses already counted stay limited.
 func TestRateLimiterMemoryBounded(t *testing.T) {
-	clock := queue.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	l := newRateLimiter(2, time.Minute, clock.Now)
 	l.allow("abuser")
 	l.allow("abuser")

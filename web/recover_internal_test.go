@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock/clocktest"
 )
 
 // newBareServer is a Server with no app, for the middleware alone.
 func newBareServer(logs *bytes.Buffer) *Server {
-	return &Server{log: slog.New(slog.NewJSONHandler(logs, nil)), clock: queue.NewFakeClock(time.Unix(0, 0))}
+	return &Server{log: slog.New(slog.NewJSONHandler(logs, nil)), clock: clocktest.NewFake(time.Unix(0, 0))}
 }
 
 func TestPanicIsA500EnvelopeAndALogLine(t *testing.T) {
@@ -99,7 +99,7 @@ func fillParams(p string) string {
 func TestClientGoneDuringWorkIsNotAnError(t *testing.T) {
 	var logs bytes.Buffer
 	s := &Server{log: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		clock: queue.NewFakeClock(time.Unix(0, 0))}
+		clock: clocktest.NewFake(time.Unix(0, 0))}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := withRequest(httptest.NewRequest("GET", "/x", nil).WithContext(ctx), &request{id: "req_1"})

@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/metrics"
-	"github.com/heraldmail/herald/queue"
 )
 
 // Options configure the HTTP layer.
 type Options struct {
 	App       *app.App
 	Log       *slog.Logger
-	Clock     queue.Clock
+	Clock     clock.Clock
 	RateLimit int // requests per minute per project; 0 disables every rate limit
 	Features  map[string]bool
 	// BodyTimeout bounds how long a request's whole body may take to
@@ -46,7 +46,7 @@ type Options struct {
 type Server struct {
 	app      *app.App
 	log      *slog.Logger
-	clock    queue.Clock
+	clock    clock.Clock
 	limiter  *rateLimiter
 	features map[string]bool
 	handler  http.Handler
@@ -66,7 +66,7 @@ type Server struct {
 // New builds the handler for every route.
 func New(o Options) *Server {
 	if o.Clock == nil {
-		o.Clock = queue.SystemClock{}
+		o.Clock = clock.System{}
 	}
 	s := &Server{app: o.App, log: o.Log, clock: o.Clock, features: o.Features,
 		limiter: newRateLimiter(o.RateLimit, time.Minute, o.Clock.Now), bodyTimeout: o.BodyTimeout,

@@ -31,7 +31,8 @@ import (
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/password"
 	"github.com/heraldmail/herald/app/verify"
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock"
+	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/resolver/dnstest"
 	"github.com/heraldmail/herald/smtpout"
@@ -45,7 +46,7 @@ type Env struct {
 	DB  *storage.DB
 	App *app.App
 	// Clock is the app's clock; nil when Options.RealClock.
-	Clock   *queue.FakeClock
+	Clock   *clocktest.Fake
 	DNS     *dnstest.Server // nil when Offline
 	Sink    *smtptest.Sink  // the mail server every routed domain's MX points at; nil when Offline
 	Project app.Project     // zero when NoProject
@@ -99,9 +100,9 @@ func New(t testing.TB, o Options) *Env {
 	opts := app.Options{DB: db, Log: log, BaseURL: "http://herald.test", Workers: 2,
 		Accounts: app.AccountOptions{Password: FastPasswords}}
 	if o.RealClock {
-		opts.Clock = queue.SystemClock{}
+		opts.Clock = clock.System{}
 	} else {
-		e.Clock = queue.NewFakeClock(Start)
+		e.Clock = clocktest.NewFake(Start)
 		opts.Clock = e.Clock
 	}
 	if !o.Offline {

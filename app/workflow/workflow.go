@@ -3,9 +3,11 @@ package workflow
 import (
 	"context"
 
-	"github.com/heraldmail/herald/app/apierr"
 	"log/slog"
 	"time"
+
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/clock"
 
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/queue"
@@ -56,7 +58,7 @@ type Host interface {
 // Options are the Engine's dependencies.
 type Options struct {
 	DB       *storage.DB
-	Clock    queue.Clock
+	Clock    clock.Clock
 	Log      *slog.Logger
 	Host     Host
 	Renderer *render.Renderer // renders WEBHOOK bodies and headers
@@ -67,7 +69,7 @@ type Options struct {
 // use.
 type Engine struct {
 	db       *storage.DB
-	clock    queue.Clock
+	clock    clock.Clock
 	log      *slog.Logger
 	host     Host
 	renderer *render.Renderer
@@ -82,4 +84,4 @@ func New(o Options) *Engine {
 }
 
 // now is the engine's time, as app's: UTC, to the millisecond.
-func (en *Engine) now() time.Time { return en.clock.Now().UTC().Truncate(time.Millisecond) }
+func (en *Engine) now() time.Time { return clock.Stamp(en.clock) }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/apptest"
-	"github.com/heraldmail/herald/queue"
+	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/resolver/dnstest"
 	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/storage"
@@ -38,7 +38,7 @@ func startHerald(t *testing.T, options ...func(*app.Options)) *herald {
 		}
 	}})
 	h := &herald{URL: url, App: e.App, DB: e.DB, DNS: e.DNS, Sink: e.Sink}
-	serve(t, ln, web.New(web.Options{App: h.App, Log: slog.New(slog.DiscardHandler), Clock: queue.SystemClock{},
+	serve(t, ln, web.New(web.Options{App: h.App, Log: slog.New(slog.DiscardHandler), Clock: clock.System{},
 		Features: map[string]bool{"tracking": true}}))
 	return h
 }
