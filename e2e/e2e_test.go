@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -28,7 +28,8 @@ func buildHerald(t *testing.T) string {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "herald")
-	cmd := exec.Command("go", "build", "-o", bin, "-ldflags", "-X main.version=9.9.9-test", ".")
+	cmd := exec.Command("go", "build", "-o", bin, "-ldflags", "-X main.version=9.9.9-test", "github.com/heraldmail/herald")
+	cmd.Dir = ".." // the module root: the test runs in e2e/
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
