@@ -28,7 +28,7 @@ func buildHerald(t *testing.T) string {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "herald")
-	cmd := exec.Command("go", "build", "-o", bin, "-ldflags", "-X main.version=9.9.9-test", "github.com/heraldmail/herald")
+	cmd := exec.Command("go", "build", "-o", bin, "-ldflags", "-X github.com/heraldmail/herald/cli.version=9.9.9-test", "github.com/heraldmail/herald")
 	cmd.Dir = ".." // the module root: the test runs in e2e/
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

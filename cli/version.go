@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -9,7 +9,8 @@ import (
 )
 
 // Stamped at build time with
-// -ldflags "-X main.version=1.2.3 -X main.commit=abc123".
+// -ldflags "-X github.com/heraldmail/herald/cli.version=1.2.3
+// -X github.com/heraldmail/herald/cli.commit=abc123".
 var (
 	version = "dev"
 	commit  = ""

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package cli
 
 // lockDataDir is a no-op where flock is not available; run one server per
 // data directory.
