@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -50,7 +51,7 @@ func newProjectCmd(c *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				p, err := a.CreateProject(cmd.Context(), name)
+				p, err := a.Accounts.CreateProject(cmd.Context(), name)
 				if err != nil {
 					return err
 				}
@@ -69,12 +70,12 @@ func newProjectCmd(c *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withAppReading(cmd.Context(), c, func(a *app.App) error {
-				ps, err := a.ListProjects(cmd.Context())
+				ps, err := a.Accounts.ListProjects(cmd.Context())
 				if err != nil {
 					return err
 				}
 				if ps == nil {
-					ps = []app.Project{}
+					ps = []accounts.Project{}
 				}
 				return printProjects(cmd.OutOrStdout(), listJSON, ps, false)
 			})
@@ -92,9 +93,9 @@ func printProjects(w io.Writer, asJSON bool, v any, single bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	ps, ok := v.([]app.Project)
+	ps, ok := v.([]accounts.Project)
 	if single {
-		ps, ok = []app.Project{v.(app.Project)}, true
+		ps, ok = []accounts.Project{v.(accounts.Project)}, true
 	}
 	if !ok {
 		return nil

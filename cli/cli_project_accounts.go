@@ -21,7 +21,7 @@ func projectAccountCmds(c *config) []*cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				m, err := a.AddMemberByEmail(cmd.Context(), project, email, role)
+				m, err := a.Accounts.AddMemberByEmail(cmd.Context(), project, email, role)
 				if err != nil {
 					return err
 				}
@@ -47,7 +47,7 @@ func projectAccountCmds(c *config) []*cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				p, err := a.RegenerateKeys(cmd.Context(), args[0])
+				p, err := a.Accounts.RegenerateKeys(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
@@ -67,7 +67,7 @@ func projectAccountCmds(c *config) []*cobra.Command {
 				return errors.New("deleting a project destroys all its data: add --yes to confirm")
 			}
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				if err := a.DeleteProject(cmd.Context(), args[0]); err != nil {
+				if err := a.Accounts.DeleteProject(cmd.Context(), args[0]); err != nil {
 					return err
 				}
 				_, err := fmt.Fprintln(cmd.OutOrStdout(), "deleted", args[0])
@@ -87,7 +87,7 @@ func projectAccountCmds(c *config) []*cobra.Command {
 				return errors.New("resetting a project destroys its data: add --yes to confirm")
 			}
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				if _, err := a.ResetProjectData(cmd.Context(), args[0]); err != nil {
+				if _, err := a.Accounts.ResetProjectData(cmd.Context(), args[0]); err != nil {
 					return err
 				}
 				_, err := fmt.Fprintln(cmd.OutOrStdout(), "reset", args[0])

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/verify"
 )
 
 // passwordFlags are --password and --password-stdin, one of which is
@@ -45,7 +47,7 @@ func (pf *passwordFlags) read(in io.Reader) (string, error) {
 	return line, nil
 }
 
-func printUser(w io.Writer, asJSON bool, u app.User) error {
+func printUser(w io.Writer, asJSON bool, u accounts.User) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -71,7 +73,7 @@ func newUserCmd(c *config) *cobra.Command {
 				return err
 			}
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				u, err := a.CreateUser(cmd.Context(), email, p)
+				u, err := a.Accounts.CreateUser(cmd.Context(), email, p)
 				if err != nil {
 					return err
 				}
@@ -97,7 +99,7 @@ func newUserCmd(c *config) *cobra.Command {
 				return err
 			}
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				u, err := a.ResetUserPassword(cmd.Context(), resetEmail, p)
+				u, err := a.Accounts.ResetUserPassword(cmd.Context(), resetEmail, p)
 				if err != nil {
 					return err
 				}
@@ -117,7 +119,7 @@ func newUserCmd(c *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				us, err := a.ListUsers(cmd.Context())
+				us, err := a.Accounts.ListUsers(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -144,10 +146,10 @@ func newUserCmd(c *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				if err := a.DeleteUser(cmd.Context(), delEmail); err != nil {
+				if err := a.Accounts.DeleteUser(cmd.Context(), delEmail); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), "deleted", app.NormalizeEmail(delEmail))
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), "deleted", verify.NormalizeEmail(delEmail))
 				return err
 			})
 		},

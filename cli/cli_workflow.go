@@ -9,6 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/paging"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 // newWorkflowCmd is `herald workflow list|show|executions`: what an
@@ -23,7 +26,7 @@ func newWorkflowCmd(c *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				ws, err := a.OperatorWorkflows(cmd.Context(), project)
+				ws, err := a.Workflows.OperatorWorkflows(cmd.Context(), project)
 				if err != nil || asJSON {
 					return printJSON(cmd.OutOrStdout(), ws, err)
 				}
@@ -50,7 +53,7 @@ func newWorkflowCmd(c *config) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				w, err := a.OperatorWorkflow(cmd.Context(), args[0])
+				w, err := a.Workflows.OperatorWorkflow(cmd.Context(), args[0])
 				if err != nil || showJSON {
 					return printJSON(cmd.OutOrStdout(), w, err)
 				}
@@ -88,8 +91,8 @@ func newWorkflowCmd(c *config) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(cmd.Context(), c, func(a *app.App) error {
-				p, err := a.OperatorExecutions(cmd.Context(), args[0],
-					app.ExecutionQuery{Limit: app.ClampLimit(limit, true), Status: status})
+				p, err := a.Workflows.OperatorExecutions(cmd.Context(), args[0],
+					workflow.ExecutionQuery{Limit: paging.ClampLimit(limit, true), Status: status})
 				if err != nil || execJSON {
 					return printJSON(cmd.OutOrStdout(), p, err)
 				}
@@ -120,7 +123,7 @@ func newWorkflowCmd(c *config) *cobra.Command {
 
 func printJSON(w io.Writer, v any, err error) error {
 	if err != nil {
-		if ae, ok := app.AsError(err); ok {
+		if ae, ok := apierr.AsError(err); ok {
 			return fmt.Errorf("%s", ae.Message)
 		}
 		return err

@@ -30,7 +30,7 @@ func startInbound(c *config, a *app.App, log *slog.Logger) (stop func(context.Co
 		ln.Close()
 		return nil, err
 	}
-	srv := smtpin.New(smtpin.Config{Hostname: inboundName(c), TLSConfig: tlsConfig}, a.BounceMailbox(), log)
+	srv := smtpin.New(smtpin.Config{Hostname: inboundName(c), TLSConfig: tlsConfig}, a.Messaging.BounceMailbox(), log)
 	go func() {
 		if err := srv.Serve(ln); err != nil {
 			log.Error("inbound smtp stopped", "err", err)

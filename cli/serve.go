@@ -13,7 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/app/verify"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/resolver"
@@ -83,11 +86,11 @@ func serve(ctx context.Context, c *config) error {
 		DB: db, Clock: clock, Log: log, BaseURL: c.BaseURL, IdempotencyTTL: c.IdempotencyTTL, Workers: c.Workers,
 		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}), DNS: dns,
 		Mailer: mailer, InboundHost: c.InboundHost, Metrics: m,
-		Delivery: app.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
+		Delivery: messaging.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
-		Accounts: app.AccountOptions{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
+		Accounts: accounts.Settings{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
 			SystemFrom: c.SystemFrom, AutoDisable: c.AutoDisable},
-		Webhooks:               app.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
+		Webhooks:               workflow.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
 		PublicProjectRateLimit: projectEngageLimit(c),
 	})
 	m.Watch(a.MetricsSource())

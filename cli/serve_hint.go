@@ -12,7 +12,7 @@ import (
 // firstStartHint tells a new operator what to do next: with no project
 // yet, the exact command that creates one, for this data directory.
 func firstStartHint(ctx context.Context, a *app.App, c *config, log *slog.Logger) {
-	ps, err := a.ListProjects(ctx)
+	ps, err := a.Accounts.ListProjects(ctx)
 	if err != nil || len(ps) > 0 {
 		return
 	}

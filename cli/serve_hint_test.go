@@ -30,7 +30,7 @@ func TestFirstStartNamesTheCommandThatCreatesAProject(t *testing.T) {
 	if !strings.Contains(buf.String(), strings.ReplaceAll(want, `"`, `\"`)) {
 		t.Fatalf("log %q does not name %q", buf.String(), want)
 	}
-	if _, err := a.CreateProject(ctx, "Acme"); err != nil {
+	if _, err := a.Accounts.CreateProject(ctx, "Acme"); err != nil {
 		t.Fatal(err)
 	}
 	buf.Reset()
