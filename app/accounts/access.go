@@ -87,7 +87,8 @@ var ErrForbidden = &apierr.Error{Kind: apierr.KindForbidden, Code: "FORBIDDEN", 
 // credential: it finds the caller, the project and the caller's role in
 // it, and checks the route's rule. Handlers get its Access and check no
 // role themselves.
-func (s *Service) Authorize(ctx context.Context, c Credentials, r Rule) (Access, error) {
+func (s *Service) Authorize(ctx context.Context, c Credentials, r Rule) (_ Access, err error) {
+	defer apierr.Wrap(&err, "accounts.Authorize")
 	if r.Keys != 0 && (c.Authorization || !r.Session || c.Session == "") {
 		// The key path: an Authorization header wins over a cookie.
 		if !c.Authorization || c.Key == "" {

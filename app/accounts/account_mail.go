@@ -112,7 +112,8 @@ func (s *Service) consumeToken(ctx context.Context, token *string, kind string, 
 }
 
 // VerifyUserEmail uses a verification token: the user's email is verified.
-func (s *Service) VerifyUserEmail(ctx context.Context, token *string) error {
+func (s *Service) VerifyUserEmail(ctx context.Context, token *string) (err error) {
+	defer apierr.Wrap(&err, "accounts.VerifyUserEmail")
 	return s.consumeToken(ctx, token, tokenVerify, func(tx *storage.Tx, uid string) error {
 		return tx.SetUserVerified(ctx, uid, s.now())
 	})
@@ -120,7 +121,8 @@ func (s *Service) VerifyUserEmail(ctx context.Context, token *string) error {
 
 // RequestVerification sends a new verification mail to the session's
 // user, or to the user of email; it says nothing about who exists.
-func (s *Service) RequestVerification(ctx context.Context, session string, email *string) error {
+func (s *Service) RequestVerification(ctx context.Context, session string, email *string) (err error) {
+	defer apierr.Wrap(&err, "accounts.RequestVerification")
 	if session != "" {
 		if u, err := s.sessionUser(ctx, session); err == nil {
 			if !u.EmailVerified {
@@ -157,7 +159,8 @@ func (s *Service) userForMail(ctx context.Context, email *string) (*storage.User
 
 // RequestPasswordReset mails a reset link to the user of email, if any.
 // Every well-formed email gets the same answer.
-func (s *Service) RequestPasswordReset(ctx context.Context, email *string) error {
+func (s *Service) RequestPasswordReset(ctx context.Context, email *string) (err error) {
+	defer apierr.Wrap(&err, "accounts.RequestPasswordReset")
 	u, err := s.userForMail(ctx, email)
 	if err != nil || u == nil {
 		return err
@@ -169,7 +172,8 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email *string) error
 // ResetPassword uses a reset token: the new password is set, the email
 // verified, and every session of the user ends. An invalid password keeps
 // the token usable.
-func (s *Service) ResetPassword(ctx context.Context, token, newPassword *string) error {
+func (s *Service) ResetPassword(ctx context.Context, token, newPassword *string) (err error) {
+	defer apierr.Wrap(&err, "accounts.ResetPassword")
 	var v apierr.Validation
 	p := checkNewPassword(&v, "newPassword", newPassword)
 	if err := v.Err(); err != nil {

@@ -41,7 +41,8 @@ func projectView(p Project, role Role) ProjectView {
 }
 
 // UserProjects lists the caller's projects, oldest first.
-func (s *Service) UserProjects(ctx context.Context, acc Access) ([]ProjectView, error) {
+func (s *Service) UserProjects(ctx context.Context, acc Access) (_ []ProjectView, err error) {
+	defer apierr.Wrap(&err, "accounts.UserProjects")
 	ups, err := storage.UserProjects(ctx, s.db.Reader(), acc.UserID())
 	out := make([]ProjectView, 0, len(ups))
 	for _, up := range ups {
@@ -65,7 +66,8 @@ func checkProjectName(v *apierr.Validation, name string) string {
 }
 
 // CreateUserProject makes a project whose OWNER is the caller.
-func (s *Service) CreateUserProject(ctx context.Context, acc Access, name *string) (ProjectView, error) {
+func (s *Service) CreateUserProject(ctx context.Context, acc Access, name *string) (_ ProjectView, err error) {
+	defer apierr.Wrap(&err, "accounts.CreateUserProject")
 	var v apierr.Validation
 	if name == nil {
 		v.Add("name", "invalid_type", "Required", "undefined")
@@ -78,7 +80,7 @@ func (s *Service) CreateUserProject(ctx context.Context, acc Access, name *strin
 	now := s.now()
 	p := Project{ID: ids.New(), Name: *name, Public: ids.NewKey(ids.PublicKeyPrefix), Secret: ids.NewKey(ids.SecretKeyPrefix),
 		TrackingEnabled: true, Tracking: "ENABLED", Language: "en", CreatedAt: now, UpdatedAt: now}
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		n, err := storage.CountUserProjects(ctx, tx, acc.UserID())
 		if err != nil {
 			return err
@@ -105,7 +107,8 @@ type ProjectUpdate struct {
 var languageTag = regexp.MustCompile(`^[a-z]{2}(-[A-Z]{2})?$`)
 
 // UpdateProject changes a project's name, tracking or language.
-func (s *Service) UpdateProject(ctx context.Context, acc Access, in ProjectUpdate) (ProjectView, error) {
+func (s *Service) UpdateProject(ctx context.Context, acc Access, in ProjectUpdate) (_ ProjectView, err error) {
+	defer apierr.Wrap(&err, "accounts.UpdateProject")
 	var v apierr.Validation
 	if in.Name != nil {
 		*in.Name = checkProjectName(&v, *in.Name)
@@ -124,7 +127,7 @@ func (s *Service) UpdateProject(ctx context.Context, acc Access, in ProjectUpdat
 		return ProjectView{}, err
 	}
 	var p Project
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		err := tx.UpdateProjectSettings(ctx, acc.Project.ID, storage.ProjectSettings{Name: in.Name, Tracking: in.Tracking,
 			Language: in.Language}, s.now())
 		if err != nil {
@@ -145,7 +148,8 @@ func projectErr(err error) error {
 }
 
 // RegenerateProjectKeys replaces both keys; the old ones stop at once.
-func (s *Service) RegenerateProjectKeys(ctx context.Context, acc Access) (ProjectView, error) {
+func (s *Service) RegenerateProjectKeys(ctx context.Context, acc Access) (_ ProjectView, err error) {
+	defer apierr.Wrap(&err, "accounts.RegenerateProjectKeys")
 	p, err := s.RegenerateKeys(ctx, acc.Project.ID)
 	return projectView(p, acc.Role), projectErr(err)
 }
@@ -156,15 +160,17 @@ var keptOnReset = map[string]bool{"projects": true, "project_members": true, "do
 
 // ResetProject drops every piece of a project's data but its keys,
 // settings, members, domains, limits and uploads.
-func (s *Service) ResetProject(ctx context.Context, acc Access) (ProjectView, error) {
+func (s *Service) ResetProject(ctx context.Context, acc Access) (_ ProjectView, err error) {
+	defer apierr.Wrap(&err, "accounts.ResetProject")
 	p, err := s.ResetProjectData(ctx, acc.Project.ID)
 	return projectView(p, acc.Role), err
 }
 
 // ResetProjectData is ResetProject for the operator's CLI.
-func (s *Service) ResetProjectData(ctx context.Context, projectID string) (Project, error) {
+func (s *Service) ResetProjectData(ctx context.Context, projectID string) (_ Project, err error) {
+	defer apierr.Wrap(&err, "accounts.ResetProjectData")
 	var p Project
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		s.projectDataRemoved(tx) // the reset deletes its contacts and emails
 		if err := tx.ResetProject(ctx, projectID, keptOnReset); err != nil {
 			return err
@@ -178,8 +184,9 @@ func (s *Service) ResetProjectData(ctx context.Context, projectID string) (Proje
 
 // DeleteProject deletes a project and everything of it; its keys stop at
 // once.
-func (s *Service) DeleteProject(ctx context.Context, projectID string) error {
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+func (s *Service) DeleteProject(ctx context.Context, projectID string) (err error) {
+	defer apierr.Wrap(&err, "accounts.DeleteProject")
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		p, err := storage.ProjectByID(ctx, tx, projectID)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -12,10 +13,11 @@ import (
 // and, with auto-disable on, reputations are checked.
 const AccountUpkeepEvery = 5 * time.Minute
 
-func (s *Service) RunAccountUpkeep(ctx context.Context, _ *queue.RunningJob) (any, error) {
+func (s *Service) RunAccountUpkeep(ctx context.Context, _ *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "accounts.RunAccountUpkeep")
 	now := s.now()
 	var sessions, tokens int64
-	err := s.db.Write(ctx, func(tx *storage.Tx) (err error) {
+	err = s.db.Write(ctx, func(tx *storage.Tx) (err error) {
 		if sessions, err = tx.DeleteExpiredSessions(ctx, now); err != nil {
 			return err
 		}

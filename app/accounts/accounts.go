@@ -105,7 +105,8 @@ var ErrSignupsDisabled = &apierr.Error{Kind: apierr.KindForbidden, Code: "SIGNUP
 	Suggestion: "Ask the operator to create your account (herald user create)"}
 
 // Signup creates a user and logs them in. It makes no project.
-func (s *Service) Signup(ctx context.Context, email, pw *string) (Session, error) {
+func (s *Service) Signup(ctx context.Context, email, pw *string) (_ Session, err error) {
+	defer apierr.Wrap(&err, "accounts.Signup")
 	if s.opts.DisableSignups {
 		return Session{}, ErrSignupsDisabled
 	}
@@ -121,7 +122,8 @@ func (s *Service) Signup(ctx context.Context, email, pw *string) (Session, error
 
 // CreateUser makes a verified user, whatever the signup setting (the
 // operator's `herald user create`).
-func (s *Service) CreateUser(ctx context.Context, email, pw string) (User, error) {
+func (s *Service) CreateUser(ctx context.Context, email, pw string) (_ User, err error) {
+	defer apierr.Wrap(&err, "accounts.CreateUser")
 	u, err := s.createUser(ctx, &email, &pw, "password", false)
 	return userView(u), err
 }
@@ -149,7 +151,8 @@ var errInvalidCredentials = &apierr.Error{Kind: apierr.KindUnauthorized, Code: "
 
 // Login checks an email and password and starts a session. An unknown
 // email and a wrong password cost the same hash and get the same answer.
-func (s *Service) Login(ctx context.Context, email, pw *string) (Session, error) {
+func (s *Service) Login(ctx context.Context, email, pw *string) (_ Session, err error) {
+	defer apierr.Wrap(&err, "accounts.Login")
 	var v apierr.Validation
 	if email == nil {
 		v.Add("email", "invalid_type", "Required", "undefined")
@@ -202,7 +205,8 @@ func hashToken(t string) string {
 }
 
 // Logout ends one session. An unknown token is no error.
-func (s *Service) Logout(ctx context.Context, token string) error {
+func (s *Service) Logout(ctx context.Context, token string) (err error) {
+	defer apierr.Wrap(&err, "accounts.Logout")
 	if token == "" {
 		return nil
 	}
@@ -227,7 +231,8 @@ func (s *Service) sessionUser(ctx context.Context, token string) (storage.User, 
 // ChangePassword checks the current password, sets the new one and ends
 // every session of the user, the caller's included; it returns the
 // caller's new session.
-func (s *Service) ChangePassword(ctx context.Context, acc Access, current, next *string) (Session, error) {
+func (s *Service) ChangePassword(ctx context.Context, acc Access, current, next *string) (_ Session, err error) {
+	defer apierr.Wrap(&err, "accounts.ChangePassword")
 	u := *acc.user
 	var v apierr.Validation
 	if current == nil {

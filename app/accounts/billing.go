@@ -83,7 +83,8 @@ func limitOf(l storage.Limits, s UsageSource) *int64 {
 }
 
 // BillingLimits returns each category's cap and this month's use.
-func (a *Service) BillingLimits(ctx context.Context, acc Access) (map[UsageSource]LimitStatus, error) {
+func (a *Service) BillingLimits(ctx context.Context, acc Access) (_ map[UsageSource]LimitStatus, err error) {
+	defer apierr.Wrap(&err, "accounts.BillingLimits")
 	l, err := storage.ProjectLimits(ctx, a.db.Reader(), acc.Project.ID)
 	if err != nil {
 		return nil, projectErr(err)
@@ -101,7 +102,8 @@ func (a *Service) BillingLimits(ctx context.Context, acc Access) (map[UsageSourc
 
 // SetBillingLimits replaces every cap: each of the four must be given, a
 // whole number >= 0 or null (no cap).
-func (a *Service) SetBillingLimits(ctx context.Context, acc Access, in map[string]json.RawMessage) (map[UsageSource]LimitStatus, error) {
+func (a *Service) SetBillingLimits(ctx context.Context, acc Access, in map[string]json.RawMessage) (_ map[UsageSource]LimitStatus, err error) {
+	defer apierr.Wrap(&err, "accounts.SetBillingLimits")
 	var v apierr.Validation
 	vals := map[UsageSource]*int64{}
 	for _, s := range usageSources {
@@ -125,7 +127,7 @@ func (a *Service) SetBillingLimits(ctx context.Context, acc Access, in map[strin
 	}
 	l := storage.Limits{Workflows: vals[UsageWorkflows], Campaigns: vals[UsageCampaigns],
 		Transactional: vals[UsageTransactional], Inbound: vals[UsageInbound]}
-	err := a.db.Write(ctx, func(tx *storage.Tx) error {
+	err = a.db.Write(ctx, func(tx *storage.Tx) error {
 		tx.OnCommit(a.limits.Forget)
 		return tx.SetProjectLimits(ctx, acc.Project.ID, l, a.now())
 	})
@@ -146,7 +148,8 @@ type Consumption struct {
 }
 
 // BillingConsumption counts this UTC month's emails by category.
-func (s *Service) BillingConsumption(ctx context.Context, acc Access) (Consumption, error) {
+func (s *Service) BillingConsumption(ctx context.Context, acc Access) (_ Consumption, err error) {
+	defer apierr.Wrap(&err, "accounts.BillingConsumption")
 	u, err := s.monthUsage(ctx, s.db.Reader(), acc.Project.ID)
 	if err != nil {
 		return Consumption{}, err
@@ -194,7 +197,8 @@ func billingLimitError(kind apierr.Kind, s UsageSource, limit, usage int64, n in
 // the cap it returns BILLING_LIMIT_EXCEEDED (kind: 429 for /v1/send, 403
 // for campaigns; workflows mark their step FAILED) and create does not run.
 // Without a cap, create just runs.
-func (s *Service) WithinBillingLimit(ctx context.Context, projectID string, source UsageSource, n int, kind apierr.Kind, create func() error) error {
+func (s *Service) WithinBillingLimit(ctx context.Context, projectID string, source UsageSource, n int, kind apierr.Kind, create func() error) (err error) {
+	defer apierr.Wrap(&err, "accounts.WithinBillingLimit")
 	l, err := s.projectLimits(ctx, projectID)
 	if err != nil {
 		return projectErr(err)
@@ -217,7 +221,8 @@ func (s *Service) WithinBillingLimit(ctx context.Context, projectID string, sour
 
 // CheckBillingLimit reports whether n more emails of source fit the
 // project's cap now, without reserving them (see WithinBillingLimit).
-func (s *Service) CheckBillingLimit(ctx context.Context, projectID string, source UsageSource, n int, kind apierr.Kind) error {
+func (s *Service) CheckBillingLimit(ctx context.Context, projectID string, source UsageSource, n int, kind apierr.Kind) (err error) {
+	defer apierr.Wrap(&err, "accounts.CheckBillingLimit")
 	l, err := storage.ProjectLimits(ctx, s.db.Reader(), projectID)
 	if err != nil {
 		return projectErr(err)

@@ -25,7 +25,8 @@ func memberView(m storage.Member) Member {
 var errMemberNotFound = apierr.NotFound("NOT_FOUND", "No such member of this project")
 
 // ListMembers returns the project's members, oldest first.
-func (s *Service) ListMembers(ctx context.Context, acc Access) ([]Member, error) {
+func (s *Service) ListMembers(ctx context.Context, acc Access) (_ []Member, err error) {
+	defer apierr.Wrap(&err, "accounts.ListMembers")
 	ms, err := storage.ListMembers(ctx, s.db.Reader(), acc.Project.ID)
 	out := make([]Member, 0, len(ms))
 	for _, m := range ms {
@@ -47,7 +48,8 @@ func checkRole(v *apierr.Validation, role *string, def Role) Role {
 
 // AddMember adds an existing user to the project. Granting OWNER takes an
 // OWNER.
-func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string) (Member, error) {
+func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string) (_ Member, err error) {
+	defer apierr.Wrap(&err, "accounts.AddMember")
 	var v apierr.Validation
 	r := checkRole(&v, role, RoleMember)
 	if r == RoleOwner && !acc.Role.Includes(RoleOwner) {
@@ -66,7 +68,8 @@ func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string
 }
 
 // AddMemberByEmail is AddMember for the operator's CLI.
-func (s *Service) AddMemberByEmail(ctx context.Context, projectID, email, role string) (Member, error) {
+func (s *Service) AddMemberByEmail(ctx context.Context, projectID, email, role string) (_ Member, err error) {
+	defer apierr.Wrap(&err, "accounts.AddMemberByEmail")
 	var v apierr.Validation
 	r := checkRole(&v, &role, RoleMember)
 	e := verify.CheckEmail(&v, "email", email)
@@ -119,7 +122,8 @@ func (s *Service) addMember(ctx context.Context, projectID, email string, r Role
 
 // UpdateMember changes a member's role. Changing an OWNER, or making one,
 // takes an OWNER; the last OWNER cannot be demoted.
-func (s *Service) UpdateMember(ctx context.Context, acc Access, userID string, role *string) (Member, error) {
+func (s *Service) UpdateMember(ctx context.Context, acc Access, userID string, role *string) (_ Member, err error) {
+	defer apierr.Wrap(&err, "accounts.UpdateMember")
 	var v apierr.Validation
 	if role == nil {
 		v.Add("role", "invalid_type", "Required", "undefined")
@@ -129,7 +133,7 @@ func (s *Service) UpdateMember(ctx context.Context, acc Access, userID string, r
 		return Member{}, ErrForbidden
 	}
 	var m storage.Member
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		m, err = storage.MemberOf(ctx, tx, acc.Project.ID, userID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -170,7 +174,8 @@ func (s *Service) keepAnOwner(ctx context.Context, tx *storage.Tx, m storage.Mem
 
 // RemoveMember takes a user out of the project. Nobody removes
 // themselves; removing an OWNER takes an OWNER.
-func (s *Service) RemoveMember(ctx context.Context, acc Access, userID string) error {
+func (s *Service) RemoveMember(ctx context.Context, acc Access, userID string) (err error) {
+	defer apierr.Wrap(&err, "accounts.RemoveMember")
 	if userID == acc.UserID() {
 		return &apierr.Error{Kind: apierr.KindForbidden, Code: "FORBIDDEN", Message: "You cannot remove yourself from a project"}
 	}

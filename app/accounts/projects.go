@@ -25,7 +25,8 @@ const (
 )
 
 // CreateProject makes a project with a fresh key pair.
-func (s *Service) CreateProject(ctx context.Context, name string) (Project, error) {
+func (s *Service) CreateProject(ctx context.Context, name string) (_ Project, err error) {
+	defer apierr.Wrap(&err, "accounts.CreateProject")
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 100 {
 		return Project{}, apierr.Invalid(apierr.FieldError{Field: "name", Code: "too_small", Message: "Project name must be 1 to 100 characters"})
@@ -33,13 +34,14 @@ func (s *Service) CreateProject(ctx context.Context, name string) (Project, erro
 	now := s.now()
 	p := Project{ID: ids.New(), Name: name, Public: ids.NewKey(ids.PublicKeyPrefix), Secret: ids.NewKey(ids.SecretKeyPrefix),
 		TrackingEnabled: true, CreatedAt: now, UpdatedAt: now}
-	err := s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertProject(ctx, p) })
+	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertProject(ctx, p) })
 	return p, err
 }
 
 // ListProjects returns every project (but the hidden one of platform
 // mail).
-func (s *Service) ListProjects(ctx context.Context) ([]Project, error) {
+func (s *Service) ListProjects(ctx context.Context) (_ []Project, err error) {
+	defer apierr.Wrap(&err, "accounts.ListProjects")
 	ps, err := storage.ListProjects(ctx, s.db.Reader())
 	out := ps[:0]
 	for _, p := range ps {
@@ -52,10 +54,11 @@ func (s *Service) ListProjects(ctx context.Context) ([]Project, error) {
 
 // RegenerateKeys replaces both keys of a project. The old keys stop working
 // the moment this returns: the cache entries go with the commit.
-func (s *Service) RegenerateKeys(ctx context.Context, projectID string) (Project, error) {
+func (s *Service) RegenerateKeys(ctx context.Context, projectID string) (_ Project, err error) {
+	defer apierr.Wrap(&err, "accounts.RegenerateKeys")
 	pub, sec := ids.NewKey(ids.PublicKeyPrefix), ids.NewKey(ids.SecretKeyPrefix)
 	var p Project
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		old, err := storage.ProjectByID(ctx, tx, projectID)
 		if err != nil {
 			return err
@@ -76,7 +79,8 @@ func (s *Service) RegenerateKeys(ctx context.Context, projectID string) (Project
 // Authenticate finds the project of an API key and checks that the key is
 // of the kind the endpoint takes. Both failures are INVALID_API_KEY, so a
 // caller learns nothing about which keys exist.
-func (s *Service) Authenticate(ctx context.Context, key string, want KeyKind) (Project, error) {
+func (s *Service) Authenticate(ctx context.Context, key string, want KeyKind) (_ Project, err error) {
+	defer apierr.Wrap(&err, "accounts.Authenticate")
 	invalid := &apierr.Error{Kind: apierr.KindUnauthorized, Code: "INVALID_API_KEY", Message: "Invalid API key"}
 	if !ids.WellFormedKey(key) {
 		return Project{}, invalid

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -126,7 +127,8 @@ func (as *assessment) rateCheck(w WindowStats, rate float64, count int64, warn, 
 }
 
 // ProjectSecurity grades a project's reputation now.
-func (a *Service) ProjectSecurity(ctx context.Context, p Project) (Security, error) {
+func (a *Service) ProjectSecurity(ctx context.Context, p Project) (_ Security, err error) {
+	defer apierr.Wrap(&err, "accounts.ProjectSecurity")
 	now := a.now()
 	q := a.db.Reader()
 	counts, err := storage.ProjectMailCounts(ctx, q, p.ID, now.Add(-24*time.Hour), now.Add(-7*24*time.Hour), time.Time{})
@@ -171,7 +173,8 @@ func nonNil(s []string) []string {
 
 // Security answers GET .../security for the authorized project; with
 // auto-disable on, a violation disables the project first.
-func (a *Service) Security(ctx context.Context, acc Access) (Security, error) {
+func (a *Service) Security(ctx context.Context, acc Access) (_ Security, err error) {
+	defer apierr.Wrap(&err, "accounts.Security")
 	s, err := a.ProjectSecurity(ctx, acc.Project)
 	if err != nil || !s.Status.ShouldDisable || !a.opts.AutoDisable || acc.Project.Disabled {
 		return s, err
@@ -211,7 +214,8 @@ func (a *Service) disableForReputation(ctx context.Context, p Project, s Securit
 
 // CheckReputations grades every enabled project and, with auto-disable
 // on, disables those in violation. It runs as a periodic job.
-func (a *Service) CheckReputations(ctx context.Context) error {
+func (a *Service) CheckReputations(ctx context.Context) (err error) {
+	defer apierr.Wrap(&err, "accounts.CheckReputations")
 	if !a.opts.AutoDisable {
 		return nil
 	}
@@ -248,7 +252,8 @@ type SetupState struct {
 
 // SetupState reports how far a project's onboarding has come. Without a
 // payment provider every project has a subscription.
-func (s *Service) SetupState(ctx context.Context, acc Access) (SetupState, error) {
+func (s *Service) SetupState(ctx context.Context, acc Access) (_ SetupState, err error) {
+	defer apierr.Wrap(&err, "accounts.SetupState")
 	st, err := storage.ProjectSetup(ctx, s.db.Reader(), acc.Project.ID)
 	if err != nil {
 		return SetupState{}, err

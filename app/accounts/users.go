@@ -15,7 +15,8 @@ var errUserNotFound = apierr.NotFound("USER_NOT_FOUND", "No user with this email
 
 // ResetUserPassword sets a user's password, verifies their email (the
 // operator vouches for it) and ends all their sessions.
-func (s *Service) ResetUserPassword(ctx context.Context, email, pw string) (User, error) {
+func (s *Service) ResetUserPassword(ctx context.Context, email, pw string) (_ User, err error) {
+	defer apierr.Wrap(&err, "accounts.ResetUserPassword")
 	var v apierr.Validation
 	p := checkNewPassword(&v, "password", &pw)
 	if err := v.Err(); err != nil {
@@ -37,7 +38,8 @@ func (s *Service) ResetUserPassword(ctx context.Context, email, pw string) (User
 }
 
 // ListUsers returns every user, oldest first.
-func (s *Service) ListUsers(ctx context.Context) ([]User, error) {
+func (s *Service) ListUsers(ctx context.Context) (_ []User, err error) {
+	defer apierr.Wrap(&err, "accounts.ListUsers")
 	us, err := storage.ListUsers(ctx, s.db.Reader())
 	out := make([]User, 0, len(us))
 	for _, u := range us {
@@ -48,8 +50,9 @@ func (s *Service) ListUsers(ctx context.Context) ([]User, error) {
 
 // DeleteUser removes a user with their sessions and memberships. Their
 // projects stay, whoever else is in them.
-func (s *Service) DeleteUser(ctx context.Context, email string) error {
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+func (s *Service) DeleteUser(ctx context.Context, email string) (err error) {
+	defer apierr.Wrap(&err, "accounts.DeleteUser")
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		u, err := storage.UserByEmail(ctx, tx, verify.NormalizeEmail(email))
 		if err != nil {
 			return err

@@ -100,3 +100,32 @@ func (v *Validation) Err() error {
 	}
 	return Invalid(v.Fields...)
 }
+
+// Wrap names op in *errp when it is an internal failure, so that a logged
+// error says which domain operation it came from ("audience.UpsertContact:
+// storage.Tx.InsertContact: ..."). An *Error is left as it is: it is the
+// client's answer, with its own words. Exported domain functions defer it
+// first thing:
+//
+//	func (s *Service) UpsertContact(ctx context.Context, ...) (_ UpsertedContact, err error) {
+//		defer apierr.Wrap(&err, "audience.UpsertContact")
+//
+// Unwrap keeps the cause reachable for errors.Is and errors.As.
+func Wrap(errp *error, op string) {
+	if *errp == nil {
+		return
+	}
+	if _, ok := AsError(*errp); ok {
+		return
+	}
+	*errp = &opError{op: op, err: *errp}
+}
+
+// opError is an internal failure with the operation that met it.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return e.op + ": " + e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }

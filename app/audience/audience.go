@@ -24,7 +24,8 @@ type Audience = storage.Audience
 // to self, the segment being saved ("" for a campaign). Failures are 422
 // items at the referring filter's path. Call it inside the write that
 // saves the tree, so that two concurrent edits cannot close a cycle.
-func (s *Service) CheckCondition(ctx context.Context, q storage.Querier, projectID string, c *Condition, path, self string) error {
+func (s *Service) CheckCondition(ctx context.Context, q storage.Querier, projectID string, c *Condition, path, self string) (err error) {
+	defer apierr.Wrap(&err, "audience.CheckCondition")
 	comp := s.newCompiler(ctx, q, projectID)
 	comp.strict, comp.path = true, path
 	if self != "" {
@@ -39,7 +40,8 @@ func (s *Service) CheckCondition(ctx context.Context, q storage.Querier, project
 
 // ConditionAudience compiles a tree into the audience it selects now.
 // A segment it names that no longer exists selects nobody.
-func (s *Service) ConditionAudience(ctx context.Context, q storage.Querier, projectID string, c *Condition) (Audience, error) {
+func (s *Service) ConditionAudience(ctx context.Context, q storage.Querier, projectID string, c *Condition) (_ Audience, err error) {
+	defer apierr.Wrap(&err, "audience.ConditionAudience")
 	comp := s.newCompiler(ctx, q, projectID)
 	m := comp.match(c)
 	if err := comp.failure(); err != nil {
@@ -50,7 +52,8 @@ func (s *Service) ConditionAudience(ctx context.Context, q storage.Querier, proj
 
 // SegmentAudience is the audience of a segment now: its member rows when
 // STATIC, its condition when DYNAMIC.
-func (s *Service) SegmentAudience(ctx context.Context, q storage.Querier, g storage.Segment) (Audience, error) {
+func (s *Service) SegmentAudience(ctx context.Context, q storage.Querier, g storage.Segment) (_ Audience, err error) {
+	defer apierr.Wrap(&err, "audience.SegmentAudience")
 	if g.Type == storage.SegmentStatic {
 		return Audience{ProjectID: g.ProjectID, Match: &storage.Match{Groups: []storage.MatchGroup{{
 			Tests: []storage.Test{{Source: storage.SourceMembers, Op: storage.OpExists, Segment: g.ID}}}}}}, nil
@@ -70,7 +73,8 @@ func (s *Service) SegmentAudience(ctx context.Context, q storage.Querier, g stor
 
 // ContactMatches reports whether a contact meets a tree now: a workflow
 // CONDITION step. Every index read becomes a lookup of that contact.
-func (s *Service) ContactMatches(ctx context.Context, projectID, contactID string, c *Condition) (bool, error) {
+func (s *Service) ContactMatches(ctx context.Context, projectID, contactID string, c *Condition) (_ bool, err error) {
+	defer apierr.Wrap(&err, "audience.ContactMatches")
 	aud, err := s.ConditionAudience(ctx, s.db.Reader(), projectID, c)
 	if err != nil {
 		return false, err

@@ -28,7 +28,8 @@ type AudienceCount struct {
 // CountAudience counts an unsaved audience with the same queries a send
 // and a segment count use. A missing audienceType is FILTERED when a
 // condition is given, else ALL.
-func (s *Service) CountAudience(ctx context.Context, projectID string, in AudienceCountInput) (AudienceCount, error) {
+func (s *Service) CountAudience(ctx context.Context, projectID string, in AudienceCountInput) (_ AudienceCount, err error) {
+	defer apierr.Wrap(&err, "audience.CountAudience")
 	q := s.db.Scanner() // counts read through the map (storage/scan.go)
 	typ := in.AudienceType
 	if typ == "" {
@@ -71,7 +72,6 @@ func (s *Service) CountAudience(ctx context.Context, projectID string, in Audien
 		return AudienceCount{}, v.Err()
 	}
 	var out AudienceCount
-	var err error
 	if out.Count, err = storage.CountAudience(ctx, q, aud); err != nil {
 		return out, err
 	}

@@ -35,7 +35,8 @@ type BulkResult struct {
 }
 
 // BulkContacts validates the ids and queues the action.
-func (s *Service) BulkContacts(ctx context.Context, projectID, action string, ids []string) (JobAccepted, error) {
+func (s *Service) BulkContacts(ctx context.Context, projectID, action string, ids []string) (_ JobAccepted, err error) {
+	defer apierr.Wrap(&err, "audience.BulkContacts")
 	var v apierr.Validation
 	switch {
 	case len(ids) == 0:
@@ -52,7 +53,7 @@ func (s *Service) BulkContacts(ctx context.Context, projectID, action string, id
 		return JobAccepted{}, err
 	}
 	var id string
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		id, err = s.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobBulkContacts, ProjectID: projectID,
 			Payload: bulkPayload{Action: action, IDs: ids}})
@@ -63,13 +64,14 @@ func (s *Service) BulkContacts(ctx context.Context, projectID, action string, id
 
 // runBulk applies the action to every contact in one write: at most 1000
 // rows, and all-or-nothing, so a rerun after a crash starts clean.
-func (s *Service) RunBulk(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunBulk(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "audience.RunBulk")
 	var p bulkPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
 	}
 	var res BulkResult
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		contacts, err := storage.ContactsByIDs(ctx, tx, job.ProjectID, p.IDs)
 		if err != nil {
 			return err
@@ -83,7 +85,8 @@ func (s *Service) RunBulk(ctx context.Context, job *queue.RunningJob) (any, erro
 	return res, err
 }
 
-func (s *Service) BulkDelete(ctx context.Context, tx *storage.Tx, contacts []storage.Contact, res *BulkResult) error {
+func (s *Service) BulkDelete(ctx context.Context, tx *storage.Tx, contacts []storage.Contact, res *BulkResult) (err error) {
+	defer apierr.Wrap(&err, "audience.BulkDelete")
 	n := 0
 	s.contactsRemoved(tx)
 	for _, c := range contacts {
@@ -127,7 +130,8 @@ type JobStatus struct {
 }
 
 // JobStatus returns a project's job of the given kind.
-func (a *Service) JobStatus(ctx context.Context, projectID, kind, id string) (JobStatus, error) {
+func (a *Service) JobStatus(ctx context.Context, projectID, kind, id string) (_ JobStatus, err error) {
+	defer apierr.Wrap(&err, "audience.JobStatus")
 	j, err := storage.JobByID(ctx, a.db.Reader(), projectID, id)
 	if errors.Is(err, storage.ErrNotFound) || err == nil && j.Kind != kind {
 		return JobStatus{}, apierr.NotFound("NOT_FOUND", "Job not found")

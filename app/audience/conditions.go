@@ -53,7 +53,8 @@ const (
 // reporting failures at paths under path, e.g.
 // "condition.groups.0.filters.1.operator". Segment references are checked
 // against the database later, by CheckCondition.
-func ParseCondition(raw json.RawMessage, path string) (*Condition, error) {
+func ParseCondition(raw json.RawMessage, path string) (_ *Condition, err error) {
+	defer apierr.Wrap(&err, "audience.ParseCondition")
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

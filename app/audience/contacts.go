@@ -38,7 +38,8 @@ type UpsertContactInput struct {
 }
 
 // UpsertContact creates the contact or updates the one with that email.
-func (s *Service) UpsertContact(ctx context.Context, projectID string, in UpsertContactInput) (UpsertedContact, error) {
+func (s *Service) UpsertContact(ctx context.Context, projectID string, in UpsertContactInput) (_ UpsertedContact, err error) {
+	defer apierr.Wrap(&err, "audience.UpsertContact")
 	if in.Email == nil || strings.TrimSpace(*in.Email) == "" {
 		return UpsertedContact{}, apierr.PlainBadRequest("Email is required")
 	}
@@ -49,7 +50,7 @@ func (s *Service) UpsertContact(ctx context.Context, projectID string, in Upsert
 		return UpsertedContact{}, err
 	}
 	var res ContactChange
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		res, err = s.UpsertInTx(ctx, tx, projectID, ContactUpsert{
 			Email: email, Subscribed: in.Subscribed, NewSubscribed: true,
@@ -84,7 +85,8 @@ type ContactChange struct {
 
 // UpsertInTx runs inside the caller's write so that the contact, the
 // caller's own rows and any subscription event commit together.
-func (s *Service) UpsertInTx(ctx context.Context, tx *storage.Tx, projectID string, in ContactUpsert) (ContactChange, error) {
+func (s *Service) UpsertInTx(ctx context.Context, tx *storage.Tx, projectID string, in ContactUpsert) (_ ContactChange, err error) {
+	defer apierr.Wrap(&err, "audience.UpsertInTx")
 	now := s.now()
 	if in.Unseen {
 		// Most likely still new: insert without looking first, and look
@@ -147,7 +149,8 @@ func (s *Service) newContact(projectID string, in ContactUpsert, now time.Time) 
 
 // emitSubscription records contact.subscribed or contact.unsubscribed for a
 // contact whose state has just changed to c.Subscribed.
-func (s *Service) EmitSubscription(ctx context.Context, tx *storage.Tx, c storage.Contact, reason string, now time.Time) error {
+func (s *Service) EmitSubscription(ctx context.Context, tx *storage.Tx, c storage.Contact, reason string, now time.Time) (err error) {
+	defer apierr.Wrap(&err, "audience.EmitSubscription")
 	name := event.EventUnsubscribed
 	if c.Subscribed {
 		name = event.EventSubscribed
@@ -158,7 +161,8 @@ func (s *Service) EmitSubscription(ctx context.Context, tx *storage.Tx, c storag
 }
 
 // GetContact returns one contact.
-func (s *Service) GetContact(ctx context.Context, projectID, id string) (Contact, error) {
+func (s *Service) GetContact(ctx context.Context, projectID, id string) (_ Contact, err error) {
+	defer apierr.Wrap(&err, "audience.GetContact")
 	c, err := storage.ContactByID(ctx, s.db.Reader(), projectID, id)
 	return c, contactErr(err)
 }
@@ -178,7 +182,8 @@ type UpdateContactInput struct {
 }
 
 // UpdateContact changes a contact's email, subscription or data.
-func (s *Service) UpdateContact(ctx context.Context, projectID, id string, in UpdateContactInput) (Contact, error) {
+func (s *Service) UpdateContact(ctx context.Context, projectID, id string, in UpdateContactInput) (_ Contact, err error) {
+	defer apierr.Wrap(&err, "audience.UpdateContact")
 	var v apierr.Validation
 	var email string
 	if in.Email != nil {
@@ -189,7 +194,7 @@ func (s *Service) UpdateContact(ctx context.Context, projectID, id string, in Up
 		return Contact{}, err
 	}
 	var c Contact
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		c, err = s.updateContact(ctx, tx, projectID, id, email, in)
 		return err
@@ -229,7 +234,8 @@ func (s *Service) updateContact(ctx context.Context, tx *storage.Tx, projectID, 
 }
 
 // DeleteContact removes a contact for good, with its events.
-func (s *Service) DeleteContact(ctx context.Context, projectID, id string) error {
+func (s *Service) DeleteContact(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "audience.DeleteContact")
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		s.contactsRemoved(tx)
 		ok, err := tx.DeleteContact(ctx, projectID, id)

@@ -20,7 +20,8 @@ type ContactQuery struct {
 }
 
 // ListContacts returns one page of contacts.
-func (s *Service) ListContacts(ctx context.Context, projectID string, q ContactQuery) (paging.Page[Contact], error) {
+func (s *Service) ListContacts(ctx context.Context, projectID string, q ContactQuery) (_ paging.Page[Contact], err error) {
+	defer apierr.Wrap(&err, "audience.ListContacts")
 	if err := paging.CheckSearch(q.Search); err != nil {
 		return paging.Page[Contact]{}, err
 	}
@@ -62,7 +63,8 @@ type LookupResult struct {
 const MaxLookup = 500
 
 // LookupContacts checks which of up to 500 emails exist.
-func (s *Service) LookupContacts(ctx context.Context, projectID string, emails []string) (LookupResult, error) {
+func (s *Service) LookupContacts(ctx context.Context, projectID string, emails []string) (_ LookupResult, err error) {
+	defer apierr.Wrap(&err, "audience.LookupContacts")
 	var v apierr.Validation
 	switch {
 	case len(emails) == 0:

@@ -20,7 +20,8 @@ type EventQuery struct {
 }
 
 // ListEvents returns one page of events, newest first.
-func (s *Service) ListEvents(ctx context.Context, projectID string, q EventQuery) (paging.Page[Event], error) {
+func (s *Service) ListEvents(ctx context.Context, projectID string, q EventQuery) (_ paging.Page[Event], err error) {
+	defer apierr.Wrap(&err, "audience.ListEvents")
 	after, err := paging.DecodeCursor(q.Cursor)
 	if err != nil {
 		return paging.Page[Event]{}, err
@@ -38,7 +39,8 @@ func (s *Service) ListEvents(ctx context.Context, projectID string, q EventQuery
 }
 
 // ContactEvents lists a contact's events, newest first.
-func (s *Service) ContactEvents(ctx context.Context, projectID string, q EventQuery) (paging.Page[Event], error) {
+func (s *Service) ContactEvents(ctx context.Context, projectID string, q EventQuery) (_ paging.Page[Event], err error) {
+	defer apierr.Wrap(&err, "audience.ContactEvents")
 	if _, err := storage.ContactByID(ctx, s.db.Reader(), projectID, q.ContactID); err != nil {
 		return paging.Page[Event]{}, contactErr(err)
 	}
@@ -46,7 +48,8 @@ func (s *Service) ContactEvents(ctx context.Context, projectID string, q EventQu
 }
 
 // EventStats counts events per name.
-func (a *Service) EventStats(ctx context.Context, projectID string) ([]storage.NameCount, error) {
+func (a *Service) EventStats(ctx context.Context, projectID string) (_ []storage.NameCount, err error) {
+	defer apierr.Wrap(&err, "audience.EventStats")
 	s, err := storage.EventStats(ctx, a.db.Reader(), projectID)
 	if s == nil {
 		s = []storage.NameCount{}
@@ -55,7 +58,8 @@ func (a *Service) EventStats(ctx context.Context, projectID string) ([]storage.N
 }
 
 // EventNames lists the distinct event names.
-func (s *Service) EventNames(ctx context.Context, projectID string) ([]string, error) {
+func (s *Service) EventNames(ctx context.Context, projectID string) (_ []string, err error) {
+	defer apierr.Wrap(&err, "audience.EventNames")
 	n, err := storage.EventNames(ctx, s.db.Reader(), projectID)
 	if n == nil {
 		n = []string{}
@@ -64,7 +68,8 @@ func (s *Service) EventNames(ctx context.Context, projectID string) ([]string, e
 }
 
 // EventUsage says where an event name is referenced.
-func (s *Service) EventUsage(ctx context.Context, projectID, name string) (Usage, error) {
+func (s *Service) EventUsage(ctx context.Context, projectID, name string) (_ Usage, err error) {
+	defer apierr.Wrap(&err, "audience.EventUsage")
 	u := emptyUsage(name)
 	wfs, err := storage.WorkflowsByEvent(ctx, s.db.Reader(), projectID, name)
 	for _, w := range wfs {
@@ -76,13 +81,14 @@ func (s *Service) EventUsage(ctx context.Context, projectID, name string) (Usage
 
 // DeleteEvents deletes every event with a name. Names the service emits
 // are refused: their history is the record of what the service did.
-func (s *Service) DeleteEvents(ctx context.Context, projectID, name string) (map[string]any, error) {
+func (s *Service) DeleteEvents(ctx context.Context, projectID, name string) (_ map[string]any, err error) {
+	defer apierr.Wrap(&err, "audience.DeleteEvents")
 	if IsReservedEvent(name) {
 		return nil, apierr.Invalid(apierr.FieldError{Field: "eventName", Code: "reserved_event",
 			Message: "Events the service emits cannot be deleted", Received: name})
 	}
 	var n int64
-	err := s.db.Write(ctx, func(tx *storage.Tx) (err error) {
+	err = s.db.Write(ctx, func(tx *storage.Tx) (err error) {
 		n, err = tx.DeleteEventsNamed(ctx, projectID, name)
 		return err
 	})

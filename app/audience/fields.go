@@ -27,7 +27,8 @@ type Fields struct {
 
 // ContactFields lists the standard fields and every custom data key.
 // Custom keys are named data.<key>, as conditions refer to them.
-func (a *Service) ContactFields(ctx context.Context, projectID string) (Fields, error) {
+func (a *Service) ContactFields(ctx context.Context, projectID string) (_ Fields, err error) {
+	defer apierr.Wrap(&err, "audience.ContactFields")
 	r := a.db.Reader()
 	total, err := storage.CountContacts(ctx, r, storage.ContactFilter{ProjectID: projectID})
 	if err != nil {
@@ -100,7 +101,8 @@ const (
 
 // ContactFieldValues lists the most frequent distinct values of a custom
 // field; limit 0 (not given) is 100, and more than 200 is 200.
-func (s *Service) ContactFieldValues(ctx context.Context, projectID, field string, limit int) (FieldValues, error) {
+func (s *Service) ContactFieldValues(ctx context.Context, projectID, field string, limit int) (_ FieldValues, err error) {
+	defer apierr.Wrap(&err, "audience.ContactFieldValues")
 	key, err := fieldKey(field)
 	if err != nil {
 		return FieldValues{}, err
@@ -133,7 +135,8 @@ func emptyUsage(name string) Usage {
 }
 
 // ContactFieldUsage says where a custom field is referenced.
-func (s *Service) ContactFieldUsage(ctx context.Context, projectID, field string) (Usage, error) {
+func (s *Service) ContactFieldUsage(ctx context.Context, projectID, field string) (_ Usage, err error) {
+	defer apierr.Wrap(&err, "audience.ContactFieldUsage")
 	key, err := fieldKey(field)
 	if err != nil {
 		return Usage{}, err
@@ -142,7 +145,8 @@ func (s *Service) ContactFieldUsage(ctx context.Context, projectID, field string
 }
 
 // DeleteContactField removes a custom field from every contact.
-func (s *Service) DeleteContactField(ctx context.Context, projectID, field string) (map[string]any, error) {
+func (s *Service) DeleteContactField(ctx context.Context, projectID, field string) (_ map[string]any, err error) {
+	defer apierr.Wrap(&err, "audience.DeleteContactField")
 	key, err := fieldKey(field)
 	if err != nil {
 		return nil, err

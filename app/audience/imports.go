@@ -59,7 +59,8 @@ type JobAccepted struct {
 }
 
 // ImportContacts checks a CSV file's header and queues its import.
-func (s *Service) ImportContacts(ctx context.Context, projectID string, file []byte) (JobAccepted, error) {
+func (s *Service) ImportContacts(ctx context.Context, projectID string, file []byte) (_ JobAccepted, err error) {
+	defer apierr.Wrap(&err, "audience.ImportContacts")
 	if len(file) > MaxImportBytes {
 		return JobAccepted{}, &apierr.Error{Kind: apierr.KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "CSV files are limited to 5 MB"}
 	}
@@ -67,7 +68,7 @@ func (s *Service) ImportContacts(ctx context.Context, projectID string, file []b
 		return JobAccepted{}, apierr.Invalid(apierr.FieldError{Field: "file", Code: "invalid_csv", Message: err.Error()})
 	}
 	var id string
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		id, err = s.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobImportContacts, ProjectID: projectID,
 			Payload: importPayload{CSV: string(file)}})
@@ -81,7 +82,8 @@ func (s *Service) ImportContacts(ctx context.Context, projectID string, file []b
 // after a crash resumes after the last committed chunk and counts nothing
 // twice. Memory holds the file (at most 5 MB) and one chunk, whatever the
 // number of rows.
-func (s *Service) RunImport(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunImport(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "audience.RunImport")
 	var p importPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)

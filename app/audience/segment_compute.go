@@ -51,9 +51,10 @@ func SegmentSlug(g Segment) string {
 // member rows whose contact no longer matches leave, each with its event.
 // Because the rows and the events commit together, a contact's change is
 // reported by the next compute, and never twice.
-func (s *Service) ComputeSegment(ctx context.Context, projectID, id string) (ComputeResult, error) {
+func (s *Service) ComputeSegment(ctx context.Context, projectID, id string) (_ ComputeResult, err error) {
+	defer apierr.Wrap(&err, "audience.ComputeSegment")
 	var res ComputeResult
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		g, err := storage.SegmentByID(ctx, tx, projectID, id)
 		if err != nil {
 			return segmentErr(err)
@@ -117,7 +118,8 @@ func (s *Service) emitMembership(ctx context.Context, tx *storage.Tx, g Segment,
 
 // RefreshSegment recounts a segment's members and caches the count: no
 // events, no member rows written.
-func (s *Service) RefreshSegment(ctx context.Context, projectID, id string) (Segment, error) {
+func (s *Service) RefreshSegment(ctx context.Context, projectID, id string) (_ Segment, err error) {
+	defer apierr.Wrap(&err, "audience.RefreshSegment")
 	g, err := s.GetSegment(ctx, projectID, id)
 	if err != nil {
 		return g, err
@@ -143,7 +145,8 @@ func (s *Service) refreshCount(ctx context.Context, g Segment) (Segment, error) 
 // runSegments is the periodic job: tracked dynamic segments are computed,
 // the others recounted. A failing segment is logged and skipped, so that
 // one bad segment does not starve the rest.
-func (s *Service) RunSegments(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunSegments(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "audience.RunSegments")
 	refs, err := storage.AllSegments(ctx, s.db.Reader())
 	if err != nil {
 		return nil, err

@@ -70,7 +70,8 @@ func staticSegment(ctx context.Context, tx *storage.Tx, projectID, id string) (S
 // AddSegmentMembers adds contacts, by email, to a static segment; with
 // CreateMissing, unknown emails become contacts first. A tracked segment
 // emits segment.<slug>.entry for each contact that was not a member.
-func (s *Service) AddSegmentMembers(ctx context.Context, projectID, id string, in MembersInput) (MembersAdded, error) {
+func (s *Service) AddSegmentMembers(ctx context.Context, projectID, id string, in MembersInput) (_ MembersAdded, err error) {
+	defer apierr.Wrap(&err, "audience.AddSegmentMembers")
 	emails, err := checkMemberEmails(in.Emails)
 	if err != nil {
 		return MembersAdded{}, err
@@ -129,8 +130,9 @@ func (s *Service) memberContacts(ctx context.Context, tx *storage.Tx, projectID 
 
 // RemoveSegmentMembers removes contacts, by email, from a static segment.
 // A tracked segment emits segment.<slug>.exit for each removed member.
-func (s *Service) RemoveSegmentMembers(ctx context.Context, projectID, id string, emails []string) (MembersRemoved, error) {
-	emails, err := checkMemberEmails(emails)
+func (s *Service) RemoveSegmentMembers(ctx context.Context, projectID, id string, emails []string) (_ MembersRemoved, err error) {
+	defer apierr.Wrap(&err, "audience.RemoveSegmentMembers")
+	emails, err = checkMemberEmails(emails)
 	if err != nil {
 		return MembersRemoved{}, err
 	}
@@ -195,7 +197,8 @@ func minus(all, some []string) []string {
 
 // SegmentContacts lists a segment's contacts, newest first: the member
 // rows of a static segment, the condition evaluated now for a dynamic one.
-func (s *Service) SegmentContacts(ctx context.Context, projectID, id string, p paging.PageRequest) (paging.NumberedPage[Contact], error) {
+func (s *Service) SegmentContacts(ctx context.Context, projectID, id string, p paging.PageRequest) (_ paging.NumberedPage[Contact], err error) {
+	defer apierr.Wrap(&err, "audience.SegmentContacts")
 	p = p.Clamp()
 	g, err := s.GetSegment(ctx, projectID, id)
 	if err != nil {

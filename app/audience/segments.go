@@ -39,7 +39,8 @@ func segmentErr(err error) error {
 }
 
 // ListSegments returns a project's segments, newest first.
-func (a *Service) ListSegments(ctx context.Context, projectID string) ([]Segment, error) {
+func (a *Service) ListSegments(ctx context.Context, projectID string) (_ []Segment, err error) {
+	defer apierr.Wrap(&err, "audience.ListSegments")
 	s, err := storage.ListSegments(ctx, a.db.Reader(), projectID)
 	if s == nil {
 		s = []Segment{}
@@ -48,7 +49,8 @@ func (a *Service) ListSegments(ctx context.Context, projectID string) ([]Segment
 }
 
 // GetSegment returns a segment with its cached member count.
-func (s *Service) GetSegment(ctx context.Context, projectID, id string) (Segment, error) {
+func (s *Service) GetSegment(ctx context.Context, projectID, id string) (_ Segment, err error) {
+	defer apierr.Wrap(&err, "audience.GetSegment")
 	g, err := storage.SegmentByID(ctx, s.db.Reader(), projectID, id)
 	return g, segmentErr(err)
 }
@@ -56,7 +58,8 @@ func (s *Service) GetSegment(ctx context.Context, projectID, id string) (Segment
 // CreateSegment saves a segment. A DYNAMIC segment needs a condition
 // object; a STATIC one ignores any condition given. A dynamic segment is
 // counted before it is saved, so that its first memberCount is real.
-func (s *Service) CreateSegment(ctx context.Context, projectID string, in SegmentInput) (Segment, error) {
+func (s *Service) CreateSegment(ctx context.Context, projectID string, in SegmentInput) (_ Segment, err error) {
+	defer apierr.Wrap(&err, "audience.CreateSegment")
 	var v apierr.Validation
 	if in.Name == nil {
 		v.Add("name", "invalid_type", "Required", "undefined")
@@ -86,7 +89,7 @@ func (s *Service) CreateSegment(ctx context.Context, projectID string, in Segmen
 		}
 		g.Condition = EncodeCondition(cond)
 	}
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		if cond != nil {
 			if err := s.CheckCondition(ctx, tx, projectID, cond, "condition", g.ID); err != nil {
 				return err
@@ -136,7 +139,8 @@ func checkSegmentText(v *apierr.Validation, in SegmentInput) {
 // UpdateSegment changes a segment's name, description, condition (DYNAMIC
 // only; a STATIC segment ignores one) or trackMembership. Turning tracking
 // off forgets the tracked membership, so turning it on again starts anew.
-func (s *Service) UpdateSegment(ctx context.Context, projectID, id string, in SegmentInput) (Segment, error) {
+func (s *Service) UpdateSegment(ctx context.Context, projectID, id string, in SegmentInput) (_ Segment, err error) {
+	defer apierr.Wrap(&err, "audience.UpdateSegment")
 	var v apierr.Validation
 	checkSegmentText(&v, in)
 	if err := v.Err(); err != nil {
@@ -206,7 +210,8 @@ func (s *Service) updateSegment(ctx context.Context, tx *storage.Tx, projectID, 
 // DeleteSegment deletes a segment and its member rows. A segment that a
 // scheduled or sending campaign targets cannot be deleted (409). Other
 // segments that refer to it then select nobody through that filter.
-func (s *Service) DeleteSegment(ctx context.Context, projectID, id string) error {
+func (s *Service) DeleteSegment(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "audience.DeleteSegment")
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.SegmentByID(ctx, tx, projectID, id); err != nil {
 			return segmentErr(err)

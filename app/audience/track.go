@@ -72,7 +72,8 @@ func requireEmail(v *apierr.Validation, field string, email *string) string {
 // Track records an event for a contact, creating the contact (subscribed
 // unless told otherwise) when it does not exist. The event, the contact
 // change and any subscription event commit in one transaction.
-func (s *Service) Track(ctx context.Context, projectID string, in TrackInput) (TrackResult, error) {
+func (s *Service) Track(ctx context.Context, projectID string, in TrackInput) (_ TrackResult, err error) {
+	defer apierr.Wrap(&err, "audience.Track")
 	var v apierr.Validation
 	email := requireEmail(&v, "email", in.Email)
 	name := checkEventName(&v, "event", in.Event)

@@ -8,7 +8,8 @@ import (
 )
 
 // VerifyEmail computes the verification result of POST /v1/verify.
-func (s *Service) VerifyEmail(ctx context.Context, email *string) (verify.Result, error) {
+func (s *Service) VerifyEmail(ctx context.Context, email *string) (_ verify.Result, err error) {
+	defer apierr.Wrap(&err, "audience.VerifyEmail")
 	var v apierr.Validation
 	addr := requireEmail(&v, "email", email)
 	if err := v.Err(); err != nil {

@@ -30,7 +30,8 @@ type CampaignSendResult struct {
 // SendCampaign sends a DRAFT (or reschedules a SCHEDULED) campaign: now
 // when scheduledFor is null or absent, otherwise at that time. The send is
 // a queue job committed with the status change, so it survives a restart.
-func (s *Service) SendCampaign(ctx context.Context, projectID, id string, scheduledFor json.RawMessage) (CampaignSendResult, string, error) {
+func (s *Service) SendCampaign(ctx context.Context, projectID, id string, scheduledFor json.RawMessage) (_ CampaignSendResult, _ string, err error) {
+	defer apierr.Wrap(&err, "campaigns.SendCampaign")
 	when, err := s.scheduledFor(scheduledFor)
 	if err != nil {
 		return CampaignSendResult{}, "", err
@@ -99,10 +100,11 @@ func (s *Service) recheckAudience(ctx context.Context, tx *storage.Tx, c storage
 // at its next batch and emails not yet attempted are withdrawn. With no
 // email created yet the campaign is a DRAFT again; otherwise it stays
 // CANCELLED.
-func (s *Service) CancelCampaign(ctx context.Context, projectID, id string) (Campaign, error) {
+func (s *Service) CancelCampaign(ctx context.Context, projectID, id string) (_ Campaign, err error) {
+	defer apierr.Wrap(&err, "campaigns.CancelCampaign")
 	var c storage.Campaign
 	var counts storage.CampaignCounts
-	err := s.db.Write(ctx, func(tx *storage.Tx) (err error) {
+	err = s.db.Write(ctx, func(tx *storage.Tx) (err error) {
 		if c, err = storage.CampaignByID(ctx, tx, projectID, id); err != nil {
 			return campaignErr(err)
 		}
@@ -140,11 +142,12 @@ func (s *Service) withdrawSend(ctx context.Context, tx *storage.Tx, c storage.Ca
 // campaignEmailSettled is the delivery path's hook: when a campaign's
 // email reaches a final state, the campaign becomes SENT if it was the
 // last one waiting.
-func (s *Service) CampaignEmailSettled(ctx context.Context, tx *storage.Tx, e storage.Email, status string) error {
+func (s *Service) CampaignEmailSettled(ctx context.Context, tx *storage.Tx, e storage.Email, status string) (err error) {
+	defer apierr.Wrap(&err, "campaigns.CampaignEmailSettled")
 	if e.CampaignID == "" || status == storage.EmailPending {
 		return nil
 	}
-	_, err := tx.FinishCampaign(ctx, e.CampaignID, s.now())
+	_, err = tx.FinishCampaign(ctx, e.CampaignID, s.now())
 	return err
 }
 

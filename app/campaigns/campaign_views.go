@@ -31,7 +31,8 @@ var campaignSorts = map[string]string{
 // ListCampaigns returns one numbered page of a project's campaigns. An
 // unknown status is a 400; an unknown sort or direction falls back to the
 // default, as GET /contacts does.
-func (s *Service) ListCampaigns(ctx context.Context, projectID string, q CampaignQuery) (paging.NumberedPage[Campaign], error) {
+func (s *Service) ListCampaigns(ctx context.Context, projectID string, q CampaignQuery) (_ paging.NumberedPage[Campaign], err error) {
+	defer apierr.Wrap(&err, "campaigns.ListCampaigns")
 	if err := paging.CheckSearch(q.Search); err != nil {
 		return paging.NumberedPage[Campaign]{}, err
 	}
@@ -93,7 +94,8 @@ type CampaignStats struct {
 }
 
 // GetCampaignStats counts a campaign's emails by outcome.
-func (s *Service) GetCampaignStats(ctx context.Context, projectID, id string) (CampaignStats, error) {
+func (s *Service) GetCampaignStats(ctx context.Context, projectID, id string) (_ CampaignStats, err error) {
+	defer apierr.Wrap(&err, "campaigns.GetCampaignStats")
 	c, err := storage.CampaignByID(ctx, s.db.Reader(), projectID, id)
 	if err != nil {
 		return CampaignStats{}, campaignErr(err)
@@ -130,7 +132,8 @@ type TestSendResult struct {
 // subject prefixed "[TEST] ". It is rendered with the address's contact
 // data when such a contact exists, creates no contact, and is no email of
 // the campaign: it counts in none of its numbers.
-func (s *Service) SendCampaignTest(ctx context.Context, projectID, id, to string) (TestSendResult, error) {
+func (s *Service) SendCampaignTest(ctx context.Context, projectID, id, to string) (_ TestSendResult, err error) {
+	defer apierr.Wrap(&err, "campaigns.SendCampaignTest")
 	var v apierr.Validation
 	email := verify.CheckEmail(&v, "email", to)
 	if err := v.Err(); err != nil {

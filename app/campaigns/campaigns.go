@@ -63,7 +63,8 @@ func campaignErr(err error) error {
 }
 
 // GetCampaign returns a campaign with its counts.
-func (s *Service) GetCampaign(ctx context.Context, projectID, id string) (Campaign, error) {
+func (s *Service) GetCampaign(ctx context.Context, projectID, id string) (_ Campaign, err error) {
+	defer apierr.Wrap(&err, "campaigns.GetCampaign")
 	c, err := storage.CampaignByID(ctx, s.db.Reader(), projectID, id)
 	if err != nil {
 		return Campaign{}, campaignErr(err)
@@ -78,7 +79,8 @@ func (s *Service) viewCampaign(ctx context.Context, c storage.Campaign) (Campaig
 
 // CreateCampaign saves a new DRAFT campaign. The sender domain must be
 // verified (403) and the audience must be valid (422).
-func (s *Service) CreateCampaign(ctx context.Context, projectID string, in CampaignInput) (Campaign, error) {
+func (s *Service) CreateCampaign(ctx context.Context, projectID string, in CampaignInput) (_ Campaign, err error) {
+	defer apierr.Wrap(&err, "campaigns.CreateCampaign")
 	now := s.now()
 	c := storage.Campaign{ID: ids.New(), ProjectID: projectID, Type: messaging.TemplateMarketing, Status: storage.CampaignDraft,
 		AudienceType: audience.AudienceAll, CreatedAt: now, UpdatedAt: now}
@@ -99,7 +101,7 @@ func (s *Service) CreateCampaign(ctx context.Context, projectID string, in Campa
 	if err := s.senders.CheckSender(ctx, projectID, c.From); err != nil {
 		return Campaign{}, err
 	}
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		if err := s.checkAudience(ctx, tx, c, cond); err != nil {
 			return err
 		}
@@ -114,9 +116,10 @@ func (s *Service) CreateCampaign(ctx context.Context, projectID string, in Campa
 // UpdateCampaign changes the fields given. Only a DRAFT or SCHEDULED
 // campaign can change; a scheduled one sends what it holds when its time
 // comes.
-func (s *Service) UpdateCampaign(ctx context.Context, projectID, id string, in CampaignInput) (Campaign, error) {
+func (s *Service) UpdateCampaign(ctx context.Context, projectID, id string, in CampaignInput) (_ Campaign, err error) {
+	defer apierr.Wrap(&err, "campaigns.UpdateCampaign")
 	var out storage.Campaign
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		c, err := storage.CampaignByID(ctx, tx, projectID, id)
 		if err != nil {
 			return campaignErr(err)
@@ -149,7 +152,8 @@ func (s *Service) UpdateCampaign(ctx context.Context, projectID, id string, in C
 }
 
 // DeleteCampaign deletes a campaign unless it is SCHEDULED or SENDING (409).
-func (s *Service) DeleteCampaign(ctx context.Context, projectID, id string) error {
+func (s *Service) DeleteCampaign(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "campaigns.DeleteCampaign")
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		c, err := storage.CampaignByID(ctx, tx, projectID, id)
 		if err != nil {
@@ -165,9 +169,10 @@ func (s *Service) DeleteCampaign(ctx context.Context, projectID, id string) erro
 
 // DuplicateCampaign copies a campaign's content and audience into a new
 // DRAFT.
-func (s *Service) DuplicateCampaign(ctx context.Context, projectID, id string) (Campaign, error) {
+func (s *Service) DuplicateCampaign(ctx context.Context, projectID, id string) (_ Campaign, err error) {
+	defer apierr.Wrap(&err, "campaigns.DuplicateCampaign")
 	var dup storage.Campaign
-	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+	err = s.db.Write(ctx, func(tx *storage.Tx) error {
 		c, err := storage.CampaignByID(ctx, tx, projectID, id)
 		if err != nil {
 			return campaignErr(err)

@@ -3,6 +3,7 @@ package event
 import (
 	"context"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -27,7 +28,8 @@ func New(o Options) *Service { return &Service{subscribers: o.Subscribers} }
 
 // NoteEvents hands events that the caller wrote itself (in a batch, say)
 // to the subscribers, inside that write.
-func (s *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
+func (s *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) (err error) {
+	defer apierr.Wrap(&err, "event.NoteEvents")
 	for _, sub := range s.subscribers {
 		if err := sub(ctx, tx, events...); err != nil {
 			return err
@@ -37,7 +39,8 @@ func (s *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...stor
 }
 
 // InsertEvent records an event and hands it to the subscribers.
-func (s *Service) InsertEvent(ctx context.Context, tx *storage.Tx, ev storage.Event) error {
+func (s *Service) InsertEvent(ctx context.Context, tx *storage.Tx, ev storage.Event) (err error) {
+	defer apierr.Wrap(&err, "event.InsertEvent")
 	if err := tx.InsertEvent(ctx, ev); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/event"
 	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/app/workflow"
@@ -49,7 +50,8 @@ func activityCategory(t string) (storage.ActivityFilter, bool) {
 // ListActivity is the project's feed of sends, deliveries, opens, clicks,
 // bounces, complaints and tracked events, newest first: the events table
 // already holds all of them.
-func (s *Service) ListActivity(ctx context.Context, projectID string, q ActivityQuery) (paging.Page[Activity], error) {
+func (s *Service) ListActivity(ctx context.Context, projectID string, q ActivityQuery) (_ paging.Page[Activity], err error) {
+	defer apierr.Wrap(&err, "insights.ListActivity")
 	f, _ := activityCategory(q.Type)
 	f.ProjectID, f.ContactID = projectID, q.ContactID
 	after, err := paging.DecodeCursor(q.Cursor)
@@ -80,7 +82,8 @@ type ActivityStats struct {
 
 // GetActivityStats serves GET /activity/stats; days defaults to 30 and is
 // kept within 1..365.
-func (s *Service) GetActivityStats(ctx context.Context, projectID string, days int) (ActivityStats, error) {
+func (s *Service) GetActivityStats(ctx context.Context, projectID string, days int) (_ ActivityStats, err error) {
+	defer apierr.Wrap(&err, "insights.GetActivityStats")
 	if days <= 0 {
 		days = 30
 	}
@@ -103,7 +106,8 @@ type RecentCount struct {
 
 // GetRecentCount counts the events of the last minutes (default 60, at
 // most a week).
-func (s *Service) GetRecentCount(ctx context.Context, projectID string, minutes int) (RecentCount, error) {
+func (s *Service) GetRecentCount(ctx context.Context, projectID string, minutes int) (_ RecentCount, err error) {
+	defer apierr.Wrap(&err, "insights.GetRecentCount")
 	if minutes <= 0 {
 		minutes = 60
 	}
@@ -119,7 +123,8 @@ func (s *Service) GetRecentCount(ctx context.Context, projectID string, minutes 
 }
 
 // ActivityTypes lists the distinct event names of the project.
-func (s *Service) ActivityTypes(ctx context.Context, projectID string) ([]string, error) {
+func (s *Service) ActivityTypes(ctx context.Context, projectID string) (_ []string, err error) {
+	defer apierr.Wrap(&err, "insights.ActivityTypes")
 	names, err := storage.EventNames(ctx, s.db.Reader(), projectID)
 	if names == nil {
 		names = []string{}
@@ -128,7 +133,8 @@ func (s *Service) ActivityTypes(ctx context.Context, projectID string) ([]string
 }
 
 // UpcomingSends lists the scheduled campaigns, soonest first.
-func (s *Service) UpcomingSends(ctx context.Context, projectID string, limit int) ([]workflow.Upcoming, error) {
+func (s *Service) UpcomingSends(ctx context.Context, projectID string, limit int) (_ []workflow.Upcoming, err error) {
+	defer apierr.Wrap(&err, "insights.UpcomingSends")
 	rows, err := storage.UpcomingCampaigns(ctx, s.db.Reader(), projectID, limit)
 	out := make([]workflow.Upcoming, len(rows))
 	for i, c := range rows {

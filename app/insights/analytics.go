@@ -61,7 +61,8 @@ func seriesField(p *SeriesPoint, name string) *int {
 // TimeSeries counts email events in hourly or daily buckets of a time
 // zone (default UTC) between from (default 30 days before to) and to
 // (default now). Bad dates, zones or intervals are 422s.
-func (a *Service) TimeSeries(ctx context.Context, projectID string, q SeriesQuery) (Series, error) {
+func (a *Service) TimeSeries(ctx context.Context, projectID string, q SeriesQuery) (_ Series, err error) {
+	defer apierr.Wrap(&err, "insights.TimeSeries")
 	s, err := a.seriesRange(q)
 	if err != nil {
 		return s, err
@@ -197,7 +198,8 @@ func metricValue(m CampaignMetric, metric string) (float64, bool) {
 
 // TopCampaigns ranks the project's campaigns that sent anything by a
 // metric (default opened).
-func (s *Service) TopCampaigns(ctx context.Context, projectID, metric string, limit int) ([]CampaignMetric, error) {
+func (s *Service) TopCampaigns(ctx context.Context, projectID, metric string, limit int) (_ []CampaignMetric, err error) {
+	defer apierr.Wrap(&err, "insights.TopCampaigns")
 	if metric == "" {
 		metric = "opened"
 	}
@@ -228,7 +230,8 @@ type CampaignBreakdown struct {
 }
 
 // CampaignStatsBreakdown counts campaigns by status and sums their emails.
-func (s *Service) CampaignStatsBreakdown(ctx context.Context, projectID string) (CampaignBreakdown, error) {
+func (s *Service) CampaignStatsBreakdown(ctx context.Context, projectID string) (_ CampaignBreakdown, err error) {
+	defer apierr.Wrap(&err, "insights.CampaignStatsBreakdown")
 	rows, err := storage.AllCampaignCounts(ctx, s.db.Reader(), projectID)
 	b := CampaignBreakdown{ByStatus: map[string]int{}, Campaigns: make([]CampaignMetric, 0, len(rows))}
 	var total storage.CampaignCounts
@@ -244,7 +247,8 @@ func (s *Service) CampaignStatsBreakdown(ctx context.Context, projectID string) 
 }
 
 // TopEvents lists the most frequent event names.
-func (s *Service) TopEvents(ctx context.Context, projectID string, limit int) ([]storage.NameCount, error) {
+func (s *Service) TopEvents(ctx context.Context, projectID string, limit int) (_ []storage.NameCount, err error) {
+	defer apierr.Wrap(&err, "insights.TopEvents")
 	rows, err := storage.EventStats(ctx, s.db.Reader(), projectID)
 	if rows == nil {
 		rows = []storage.NameCount{}

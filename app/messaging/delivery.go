@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/event"
 	"github.com/heraldmail/herald/app/ids"
 	"github.com/heraldmail/herald/metrics"
@@ -63,7 +64,8 @@ func DeliveryRetry(o DeliveryOptions) queue.Retry {
 // giveUpDelivery is the delivery kind's terminal outcome, in the write
 // that fails its job: an email still waiting is FAILED with the cause as
 // its reason, and its campaign may be done.
-func (s *Service) GiveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+func (s *Service) GiveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
+	defer apierr.Wrap(&err, "messaging.GiveUpDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil // it names no email
@@ -73,7 +75,8 @@ func (s *Service) GiveUpDelivery(ctx context.Context, tx *storage.Tx, job storag
 
 // giveUpCampaignDelivery is giveUpDelivery for a campaign's email, which is
 // its own job.
-func (s *Service) GiveUpCampaignDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+func (s *Service) GiveUpCampaignDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
+	defer apierr.Wrap(&err, "messaging.GiveUpCampaignDelivery")
 	return s.giveUpEmail(ctx, tx, job.ID, cause)
 }
 
@@ -106,7 +109,8 @@ var errTryLater = errors.New("temporary delivery failure")
 // write that claims its job. An email no longer waiting for delivery
 // (delivered by an attempt whose acknowledgement was recorded, or
 // cancelled) ends its job there.
-func (s *Service) StartDelivery(ctx context.Context, tx *storage.Tx, job storage.Job) (bool, error) {
+func (s *Service) StartDelivery(ctx context.Context, tx *storage.Tx, job storage.Job) (_ bool, err error) {
+	defer apierr.Wrap(&err, "messaging.StartDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return true, nil // Run fails it for good
@@ -122,7 +126,8 @@ func (s *Service) StartDelivery(ctx context.Context, tx *storage.Tx, job storage
 // first, so a crash mid-attempt leaves it to be tried again when the lease
 // runs out: it is sent twice only if the remote server accepted it and the
 // acknowledgement was lost, which no mail system can rule out.
-func (s *Service) RunDelivery(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunDelivery(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "messaging.RunDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -132,7 +137,8 @@ func (s *Service) RunDelivery(ctx context.Context, job *queue.RunningJob) (any, 
 
 // runCampaignDelivery is runDelivery for a campaign's email, which is its
 // own job: the claim marked it SENDING.
-func (s *Service) RunCampaignDelivery(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunCampaignDelivery(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "messaging.RunCampaignDelivery")
 	return s.deliver(ctx, job, job.ID, true)
 }
 
@@ -274,7 +280,8 @@ func (s *Service) unsubscribeFor(ctx context.Context, tx *storage.Tx, projectID,
 
 // emitEmailEvent records an email.* event on the email's contact. Its data
 // lets an integrator correlate it with the send response.
-func (s *Service) EmitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.Email, name string, extra map[string]any) error {
+func (s *Service) EmitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.Email, name string, extra map[string]any) (err error) {
+	defer apierr.Wrap(&err, "messaging.EmitEmailEvent")
 	if e.ContactID == "" {
 		return nil
 	}

@@ -65,7 +65,8 @@ type Outgoing struct {
 // and on its own: its contact upserted (new ones unsubscribed), its message
 // rendered, built and signed, then its email row, delivery job and
 // email.sent event committed together before the next recipient.
-func (s *Service) Send(ctx context.Context, project accounts.Project, in SendInput) (SendResult, error) {
+func (s *Service) Send(ctx context.Context, project accounts.Project, in SendInput) (_ SendResult, err error) {
+	defer apierr.Wrap(&err, "messaging.Send")
 	out, err := s.prepareSend(ctx, project, in)
 	if err != nil {
 		return SendResult{}, err
@@ -221,7 +222,8 @@ func (s *Service) sendOne(ctx context.Context, out *Outgoing, rcpt message.Addre
 
 // queueEmail stores an email, its delivery job and its email.sent event,
 // and once they are committed hands the bytes to the first attempt.
-func (s *Service) QueueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) error {
+func (s *Service) QueueEmail(ctx context.Context, tx *storage.Tx, e storage.Email) (err error) {
+	defer apierr.Wrap(&err, "messaging.QueueEmail")
 	if err := tx.InsertEmail(ctx, e); err != nil {
 		return err
 	}
@@ -249,13 +251,15 @@ func (s *Service) contactPreview(ctx context.Context, projectID, email string) (
 }
 
 // renderVars adds the values Herald fills in itself to the contact's data.
-func (s *Service) RenderVars(ctx context.Context, projectID, contactID, email string, vars map[string]any) (map[string]any, error) {
+func (s *Service) RenderVars(ctx context.Context, projectID, contactID, email string, vars map[string]any) (_ map[string]any, err error) {
+	defer apierr.Wrap(&err, "messaging.RenderVars")
 	return s.RenderVarsLinking(ctx, projectID, contactID, contactID, email, vars)
 }
 
 // renderVarsLinking is renderVars with the contact links naming linkID
 // (testSendContact in a test send).
-func (s *Service) RenderVarsLinking(ctx context.Context, projectID, contactID, linkID, email string, vars map[string]any) (map[string]any, error) {
+func (s *Service) RenderVarsLinking(ctx context.Context, projectID, contactID, linkID, email string, vars map[string]any) (_ map[string]any, err error) {
+	defer apierr.Wrap(&err, "messaging.RenderVarsLinking")
 	links, err := s.tracking.ContactLinks(ctx, projectID, linkID)
 	if err != nil {
 		return nil, err
@@ -268,7 +272,8 @@ func (s *Service) RenderVarsLinking(ctx context.Context, projectID, contactID, l
 
 // compose renders the subject and body, adds tracking, builds the MIME
 // message and signs it, filling the email's subject, links and bytes.
-func (s *Service) Compose(ctx context.Context, out *Outgoing, rcpt message.Address, e *storage.Email, vars map[string]any) error {
+func (s *Service) Compose(ctx context.Context, out *Outgoing, rcpt message.Address, e *storage.Email, vars map[string]any) (err error) {
+	defer apierr.Wrap(&err, "messaging.Compose")
 	subject, err := s.renderer.Render(ctx, out.Subject, vars, render.Header)
 	if err != nil {
 		return renderFailure(ctx, "subject", err)

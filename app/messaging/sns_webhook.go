@@ -91,7 +91,8 @@ func (c *snsCerts) get(ctx context.Context, url string, now time.Time) (*x509.Ce
 // checks the signature, confirms a subscription, and applies an SES
 // notification. A message about an email Herald does not know is
 // accepted and ignored, so that SNS does not retry it.
-func (s *Service) HandleSNS(ctx context.Context, body []byte) error {
+func (s *Service) HandleSNS(ctx context.Context, body []byte) (err error) {
+	defer apierr.Wrap(&err, "messaging.HandleSNS")
 	m, err := sns.Parse(body)
 	if err != nil {
 		return apierr.BadRequest("%s", err.Error())

@@ -47,7 +47,8 @@ type TemplateInput struct {
 
 // CreateTemplate validates and stores a template. The from address must be
 // at a verified domain of the project.
-func (s *Service) CreateTemplate(ctx context.Context, projectID string, in TemplateInput) (Template, error) {
+func (s *Service) CreateTemplate(ctx context.Context, projectID string, in TemplateInput) (_ Template, err error) {
+	defer apierr.Wrap(&err, "messaging.CreateTemplate")
 	if in.From == nil || strings.TrimSpace(*in.From) == "" {
 		return Template{}, apierr.PlainBadRequest("From address is required")
 	}
@@ -69,7 +70,7 @@ func (s *Service) CreateTemplate(ctx context.Context, projectID string, in Templ
 	if err := s.senders.CheckSender(ctx, projectID, t.From); err != nil {
 		return Template{}, err
 	}
-	err := s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, t) })
+	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, t) })
 	return t, err
 }
 
@@ -107,7 +108,8 @@ func (s *Service) applyTemplateInput(ctx context.Context, v *apierr.Validation, 
 }
 
 // GetTemplate returns one template; send paths use it too.
-func (s *Service) GetTemplate(ctx context.Context, projectID, id string) (Template, error) {
+func (s *Service) GetTemplate(ctx context.Context, projectID, id string) (_ Template, err error) {
+	defer apierr.Wrap(&err, "messaging.GetTemplate")
 	t, err := storage.TemplateByID(ctx, s.db.Reader(), projectID, id)
 	return t, templateErr(err)
 }
@@ -121,7 +123,8 @@ func templateErr(err error) error {
 
 // UpdateTemplate changes the given fields. A changed from address must be
 // at a verified domain.
-func (s *Service) UpdateTemplate(ctx context.Context, projectID, id string, in TemplateInput) (Template, error) {
+func (s *Service) UpdateTemplate(ctx context.Context, projectID, id string, in TemplateInput) (_ Template, err error) {
+	defer apierr.Wrap(&err, "messaging.UpdateTemplate")
 	old, err := s.GetTemplate(ctx, projectID, id)
 	if err != nil {
 		return Template{}, err
@@ -148,7 +151,8 @@ func (s *Service) UpdateTemplate(ctx context.Context, projectID, id string, in T
 }
 
 // DeleteTemplate removes a template that nothing references.
-func (s *Service) DeleteTemplate(ctx context.Context, projectID, id string) error {
+func (s *Service) DeleteTemplate(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "messaging.DeleteTemplate")
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.TemplateByID(ctx, tx, projectID, id); err != nil {
 			return templateErr(err)
@@ -166,7 +170,8 @@ func (s *Service) DeleteTemplate(ctx context.Context, projectID, id string) erro
 }
 
 // DuplicateTemplate copies a template under the name "<name> (copy)".
-func (s *Service) DuplicateTemplate(ctx context.Context, projectID, id string) (Template, error) {
+func (s *Service) DuplicateTemplate(ctx context.Context, projectID, id string) (_ Template, err error) {
+	defer apierr.Wrap(&err, "messaging.DuplicateTemplate")
 	t, err := s.GetTemplate(ctx, projectID, id)
 	if err != nil {
 		return Template{}, err

@@ -18,7 +18,8 @@ type TemplateQuery struct {
 }
 
 // ListTemplates returns one page of templates, newest first.
-func (s *Service) ListTemplates(ctx context.Context, projectID string, q TemplateQuery) (paging.Page[Template], error) {
+func (s *Service) ListTemplates(ctx context.Context, projectID string, q TemplateQuery) (_ paging.Page[Template], err error) {
+	defer apierr.Wrap(&err, "messaging.ListTemplates")
 	switch q.Type {
 	case "", TemplateTransactional, TemplateMarketing, TemplateHeadless:
 	default:
@@ -53,7 +54,8 @@ type TemplateUsage struct {
 func (u TemplateUsage) inUse() bool { return len(u.Campaigns)+len(u.Workflows) > 0 }
 
 // GetTemplateUsage serves GET /templates/{id}/usage.
-func (s *Service) GetTemplateUsage(ctx context.Context, projectID, id string) (TemplateUsage, error) {
+func (s *Service) GetTemplateUsage(ctx context.Context, projectID, id string) (_ TemplateUsage, err error) {
+	defer apierr.Wrap(&err, "messaging.GetTemplateUsage")
 	if _, err := s.GetTemplate(ctx, projectID, id); err != nil {
 		return TemplateUsage{}, err
 	}

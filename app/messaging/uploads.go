@@ -33,7 +33,8 @@ func notAnImage(msg string) error {
 // The bytes decide the type: they must be a PNG, JPEG, GIF or WebP image,
 // and the type the client declared for the part, when it names an image
 // type, must be the same.
-func (s *Service) SaveUpload(ctx context.Context, projectID string, data []byte, declared string) (UploadResult, error) {
+func (s *Service) SaveUpload(ctx context.Context, projectID string, data []byte, declared string) (_ UploadResult, err error) {
+	defer apierr.Wrap(&err, "messaging.SaveUpload")
 	if len(data) == 0 {
 		return UploadResult{}, notAnImage("The file is empty")
 	}
@@ -63,7 +64,8 @@ func (s *Service) SaveUpload(ctx context.Context, projectID string, data []byte,
 }
 
 // Upload returns a stored image by its name.
-func (s *Service) Upload(ctx context.Context, name string) (storage.Upload, error) {
+func (s *Service) Upload(ctx context.Context, name string) (_ storage.Upload, err error) {
+	defer apierr.Wrap(&err, "messaging.Upload")
 	u, err := storage.UploadByName(ctx, s.db.Reader(), name)
 	if errors.Is(err, storage.ErrNotFound) {
 		return u, apierr.NotFound("NOT_FOUND", "No such upload")

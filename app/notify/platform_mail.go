@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/ids"
 	"github.com/heraldmail/herald/app/message"
 	"github.com/heraldmail/herald/app/platformmail"
@@ -58,7 +59,8 @@ func (s *Service) Ready(ctx context.Context) bool {
 
 // Send renders a template and queues it for delivery. Without
 // a verified system sender it sends nothing.
-func (s *Service) Send(ctx context.Context, to, subject, tmpl string, data any) error {
+func (s *Service) Send(ctx context.Context, to, subject, tmpl string, data any) (err error) {
+	defer apierr.Wrap(&err, "notify.Send")
 	snd, ok := s.systemSender(ctx)
 	if !ok {
 		return nil

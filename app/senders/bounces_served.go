@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -19,7 +20,8 @@ func RoleMailbox(local string) bool {
 }
 
 // servedDomain reports whether the listener takes mail for domain.
-func (s *Service) ServedDomain(ctx context.Context, domain string) (bool, error) {
+func (s *Service) ServedDomain(ctx context.Context, domain string) (_ bool, err error) {
+	defer apierr.Wrap(&err, "senders.ServedDomain")
 	domain = strings.TrimSuffix(strings.ToLower(domain), ".")
 	if s.inboundHost != "" && domain == strings.TrimSuffix(strings.ToLower(s.inboundHost), ".") {
 		return true, nil

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/dkim"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/resolver"
@@ -55,7 +56,8 @@ type lookup struct {
 type checkResult map[string]lookup
 
 // VerifyDomain checks a domain's records now and returns the updated domain.
-func (s *Service) VerifyDomain(ctx context.Context, projectID, id string) (Domain, error) {
+func (s *Service) VerifyDomain(ctx context.Context, projectID, id string) (_ Domain, err error) {
+	defer apierr.Wrap(&err, "senders.VerifyDomain")
 	d, err := storage.DomainByID(ctx, s.db.Reader(), projectID, id)
 	if err != nil {
 		return Domain{}, domainErr(err)
@@ -69,7 +71,8 @@ func (s *Service) VerifyDomain(ctx context.Context, projectID, id string) (Domai
 
 // runDomainChecks is the periodic job: every domain of every project,
 // verified ones too, a page at a time.
-func (s *Service) RunDomainChecks(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (s *Service) RunDomainChecks(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "senders.RunDomainChecks")
 	after := ""
 	for {
 		page, err := storage.DomainsAfter(ctx, s.db.Reader(), after, domainCheckPage)

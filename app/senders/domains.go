@@ -42,7 +42,8 @@ type AddDomainInput struct {
 
 // AddDomain registers a sender domain for the project and generates its
 // DKIM key. The domain is pending until its DKIM record is published.
-func (s *Service) AddDomain(ctx context.Context, projectID string, in AddDomainInput) (Domain, error) {
+func (s *Service) AddDomain(ctx context.Context, projectID string, in AddDomainInput) (_ Domain, err error) {
+	defer apierr.Wrap(&err, "senders.AddDomain")
 	if in.ProjectID != nil && *in.ProjectID != projectID {
 		return Domain{}, projectDenied()
 	}
@@ -139,7 +140,8 @@ func projectDenied() *apierr.Error {
 // ListDomains returns the domains of the caller's own project, newest
 // first. Asking for another project's domains is a 404, so that project
 // ids cannot be probed.
-func (s *Service) ListDomains(ctx context.Context, callerProjectID, projectID string) ([]Domain, error) {
+func (s *Service) ListDomains(ctx context.Context, callerProjectID, projectID string) (_ []Domain, err error) {
+	defer apierr.Wrap(&err, "senders.ListDomains")
 	if projectID != callerProjectID {
 		return nil, apierr.NotFound("NOT_FOUND", "Project not found")
 	}
@@ -166,7 +168,8 @@ func domainErr(err error) error {
 }
 
 // DeleteDomain removes a sender domain that nothing uses any more.
-func (s *Service) DeleteDomain(ctx context.Context, projectID, id string) error {
+func (s *Service) DeleteDomain(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "senders.DeleteDomain")
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		d, err := storage.DomainByID(ctx, tx, projectID, id)
 		if err != nil {

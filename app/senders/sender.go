@@ -15,19 +15,21 @@ import (
 // message: the from address's domain must be a verified sender domain of
 // the project. The refusal is the spec's 403, whose code is
 // INTERNAL_SERVER_ERROR for compatibility; details.reason says what it is.
-func (s *Service) CheckSender(ctx context.Context, projectID, from string) error {
+func (s *Service) CheckSender(ctx context.Context, projectID, from string) (err error) {
+	defer apierr.Wrap(&err, "senders.CheckSender")
 	domain, ok := verify.AddressDomain(from)
 	if !ok {
 		return domainNotVerified(fallbackDomain(from))
 	}
-	_, err := s.verifiedDomain(ctx, projectID, domain)
+	_, err = s.verifiedDomain(ctx, projectID, domain)
 	return err
 }
 
 // SigningKey returns the DKIM key of a verified sender domain of the
 // project (the domain in any case, IDN or A-labels). An unverified or
 // unknown domain gives the same 403 as CheckSender.
-func (s *Service) SigningKey(ctx context.Context, projectID, domain string) (dkim.Key, error) {
+func (s *Service) SigningKey(ctx context.Context, projectID, domain string) (_ dkim.Key, err error) {
+	defer apierr.Wrap(&err, "senders.SigningKey")
 	name, err := verify.CanonicalDomain(domain)
 	if err != nil {
 		return dkim.Key{}, domainNotVerified(domain)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/dkim"
 	"github.com/heraldmail/herald/storage"
@@ -21,7 +22,8 @@ type signerCache struct {
 
 // senderSigner makes CheckSender's check of a from address and returns the
 // signer of its domain.
-func (s *Service) SenderSigner(ctx context.Context, projectID, from string) (*dkim.Signer, error) {
+func (s *Service) SenderSigner(ctx context.Context, projectID, from string) (_ *dkim.Signer, err error) {
+	defer apierr.Wrap(&err, "senders.SenderSigner")
 	domain, ok := verify.AddressDomain(from)
 	if !ok {
 		return nil, domainNotVerified(fallbackDomain(from))
@@ -32,7 +34,8 @@ func (s *Service) SenderSigner(ctx context.Context, projectID, from string) (*dk
 // signerFor returns the signer of a project's verified sending domain (in
 // any case, IDN or A-labels). Each call checks that the domain is still
 // verified, through the sender cache; the parsed key is cached too.
-func (a *Service) SignerFor(ctx context.Context, projectID, domain string) (*dkim.Signer, error) {
+func (a *Service) SignerFor(ctx context.Context, projectID, domain string) (_ *dkim.Signer, err error) {
+	defer apierr.Wrap(&err, "senders.SignerFor")
 	name, err := verify.CanonicalDomain(domain)
 	if err != nil {
 		return nil, domainNotVerified(domain)

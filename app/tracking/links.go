@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -193,7 +194,8 @@ type ContactLinks struct {
 }
 
 // contactLinks builds a contact's unsubscribe, subscribe and manage URLs.
-func (s *Service) ContactLinks(ctx context.Context, projectID, contactID string) (ContactLinks, error) {
+func (s *Service) ContactLinks(ctx context.Context, projectID, contactID string) (_ ContactLinks, err error) {
+	defer apierr.Wrap(&err, "tracking.ContactLinks")
 	payload, err := idBytes(make([]byte, 0, 34+tokenTagSize), projectID)
 	if err == nil {
 		payload, err = idBytes(payload, contactID)
@@ -215,7 +217,8 @@ func (s *Service) ContactLinks(ctx context.Context, projectID, contactID string)
 
 // VERP return paths must fit the 64-octet local part of RFC 5321, so the
 // bounce token is compact: the email id's hex digits and 6 bytes of MAC.
-func (s *Service) VerpToken(ctx context.Context, emailID string) (string, error) {
+func (s *Service) VerpToken(ctx context.Context, emailID string) (_ string, err error) {
+	defer apierr.Wrap(&err, "tracking.VerpToken")
 	key, err := s.linkKey(ctx)
 	if err != nil {
 		return "", err
@@ -225,7 +228,8 @@ func (s *Service) VerpToken(ctx context.Context, emailID string) (string, error)
 }
 
 // OpenVERPToken checks a bounce token and returns the email id.
-func (s *Service) OpenVERPToken(ctx context.Context, token string) (string, error) {
+func (s *Service) OpenVERPToken(ctx context.Context, token string) (_ string, err error) {
+	defer apierr.Wrap(&err, "tracking.OpenVERPToken")
 	key, err := s.linkKey(ctx)
 	if err != nil {
 		return "", err

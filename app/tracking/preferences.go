@@ -65,7 +65,8 @@ func (s *Service) contactByToken(ctx context.Context, q storage.Querier, project
 }
 
 // PreferencesByToken reads the contact behind a link.
-func (s *Service) PreferencesByToken(ctx context.Context, token string) (Preferences, error) {
+func (s *Service) PreferencesByToken(ctx context.Context, token string) (_ Preferences, err error) {
+	defer apierr.Wrap(&err, "tracking.PreferencesByToken")
 	projectID, contactID, err := s.openContactToken(ctx, token)
 	if err != nil {
 		return Preferences{}, err
@@ -79,7 +80,8 @@ func (s *Service) PreferencesByToken(ctx context.Context, token string) (Prefere
 
 // SetSubscriptionByToken subscribes or unsubscribes the contact behind a
 // link, emitting the contact.* event when the state changes.
-func (s *Service) SetSubscriptionByToken(ctx context.Context, token string, subscribed bool) (Preferences, error) {
+func (s *Service) SetSubscriptionByToken(ctx context.Context, token string, subscribed bool) (_ Preferences, err error) {
+	defer apierr.Wrap(&err, "tracking.SetSubscriptionByToken")
 	var prefs Preferences
 	projectID, contactID, err := s.openContactToken(ctx, token)
 	if err != nil {

@@ -19,7 +19,8 @@ import (
 // (unsubscribe, manage) are left alone, so that they work even where
 // redirects are blocked. It runs once per recipient, so it scans the body
 // once, without regular expressions.
-func (s *Service) Instrument(ctx context.Context, emailID, body string) (string, []string, error) {
+func (s *Service) Instrument(ctx context.Context, emailID, body string) (_ string, _ []string, err error) {
+	defer apierr.Wrap(&err, "tracking.Instrument")
 	base := strings.TrimSuffix(s.baseURL, "/")
 	var b strings.Builder
 	b.Grow(len(body) + len(body)/4 + 256)
@@ -136,7 +137,8 @@ func lastIndexFold(s, sub string) int {
 
 // RecordOpen records email.open for a pixel token. Every open is an event;
 // the first also stamps the email's openedAt.
-func (s *Service) RecordOpen(ctx context.Context, token string) error {
+func (s *Service) RecordOpen(ctx context.Context, token string) (err error) {
+	defer apierr.Wrap(&err, "tracking.RecordOpen")
 	emailID, _, err := s.openEmailToken(ctx, tokenOpen, token)
 	if err != nil {
 		return badLink(err)
@@ -148,7 +150,8 @@ func (s *Service) RecordOpen(ctx context.Context, token string) error {
 // RecordClick records email.click and returns where to redirect: the link
 // the token names among those stored with its email, so the redirect
 // cannot be used to send people elsewhere.
-func (s *Service) RecordClick(ctx context.Context, token string) (string, error) {
+func (s *Service) RecordClick(ctx context.Context, token string) (_ string, err error) {
+	defer apierr.Wrap(&err, "tracking.RecordClick")
 	emailID, link, err := s.openEmailToken(ctx, tokenClick, token)
 	if err != nil {
 		return "", badLink(err)

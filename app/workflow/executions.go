@@ -36,7 +36,8 @@ func executionNotFound() error { return apierr.NotFound("NOT_FOUND", "Execution 
 
 // StartExecution starts a workflow for a contact by hand. The execution
 // is RUNNING and runs after the answer.
-func (en *Service) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
+func (en *Service) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (_ Execution, err error) {
+	defer apierr.Wrap(&err, "workflow.StartExecution")
 	var v apierr.Validation
 	if in.ContactID == nil || *in.ContactID == "" {
 		v.Add("contactId", "invalid_type", "Required", "undefined")
@@ -50,7 +51,7 @@ func (en *Service) StartExecution(ctx context.Context, projectID, workflowID str
 		}
 	}
 	var x Execution
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
 			return workflowErr(err)
@@ -85,7 +86,8 @@ type ExecutionQuery struct {
 }
 
 // ListExecutions returns one page of a workflow's executions, newest first.
-func (en *Service) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (paging.Page[Execution], error) {
+func (en *Service) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (_ paging.Page[Execution], err error) {
+	defer apierr.Wrap(&err, "workflow.ListExecutions")
 	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
 		return paging.Page[Execution]{}, workflowErr(err)
@@ -114,7 +116,8 @@ func (en *Service) ListExecutions(ctx context.Context, projectID, workflowID str
 }
 
 // GetExecution returns an execution with its step executions.
-func (en *Service) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
+func (en *Service) GetExecution(ctx context.Context, projectID, workflowID, id string) (_ ExecutionDetail, err error) {
+	defer apierr.Wrap(&err, "workflow.GetExecution")
 	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
 		return ExecutionDetail{}, workflowErr(err)
@@ -135,9 +138,10 @@ func (en *Service) GetExecution(ctx context.Context, projectID, workflowID, id s
 }
 
 // CancelExecution cancels an active execution.
-func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
+func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, id string) (_ Execution, err error) {
+	defer apierr.Wrap(&err, "workflow.CancelExecution")
 	var x Execution
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
 			return workflowErr(err)
@@ -162,7 +166,8 @@ func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, i
 }
 
 // CancelAllExecutions cancels every active execution of a workflow.
-func (en *Service) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
+func (en *Service) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (_ map[string]int, err error) {
+	defer apierr.Wrap(&err, "workflow.CancelAllExecutions")
 	if _, err := storage.WorkflowByID(ctx, en.db.Reader(), projectID, workflowID); err != nil {
 		return nil, workflowErr(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
@@ -30,7 +31,8 @@ const recentEventsForFields = 100
 // GetWorkflowFields lists the contact fields, the contact's data keys
 // (typed as /contacts/fields types them) and the keys of the last 100
 // events, of one name if given.
-func (a *Service) GetWorkflowFields(ctx context.Context, projectID, eventName string) (WorkflowFields, error) {
+func (a *Service) GetWorkflowFields(ctx context.Context, projectID, eventName string) (_ WorkflowFields, err error) {
+	defer apierr.Wrap(&err, "workflow.GetWorkflowFields")
 	fields := []WorkflowField{{Field: "email", Type: "string", Category: "contact"},
 		{Field: "subscribed", Type: "boolean", Category: "contact"}}
 	stats, err := storage.ContactFieldStats(ctx, a.db.Reader(), projectID)
@@ -82,7 +84,8 @@ func jsonType(v any) string {
 
 // withUpcomingSteps adds the workflow steps waiting on a timer to the
 // upcoming sends, soonest first, within the limit.
-func (s *Service) WithUpcomingSteps(ctx context.Context, projectID string, out []Upcoming, limit int) ([]Upcoming, error) {
+func (s *Service) WithUpcomingSteps(ctx context.Context, projectID string, out []Upcoming, limit int) (_ []Upcoming, err error) {
+	defer apierr.Wrap(&err, "workflow.WithUpcomingSteps")
 	rows, err := storage.UpcomingExecutions(ctx, s.db.Reader(), projectID, limit)
 	if err != nil {
 		return out, err

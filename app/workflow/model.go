@@ -105,7 +105,8 @@ type Graph struct {
 }
 
 // LoadGraph reads a workflow's graph.
-func LoadGraph(ctx context.Context, q storage.Querier, workflowID string) (*Graph, error) {
+func LoadGraph(ctx context.Context, q storage.Querier, workflowID string) (_ *Graph, err error) {
+	defer apierr.Wrap(&err, "workflow.LoadGraph")
 	steps, err := storage.WorkflowSteps(ctx, q, workflowID)
 	if err != nil {
 		return nil, err
@@ -162,7 +163,8 @@ func contactErr(err error) error {
 
 // ReentryBlocked applies allowReentry: false, any earlier execution
 // blocks; true, an active one does.
-func ReentryBlocked(ctx context.Context, q storage.Querier, w storage.Workflow, contactID string) (bool, error) {
+func ReentryBlocked(ctx context.Context, q storage.Querier, w storage.Workflow, contactID string) (_ bool, err error) {
+	defer apierr.Wrap(&err, "workflow.ReentryBlocked")
 	any, active, err := storage.ContactExecutions(ctx, q, w.ID, contactID)
 	if w.AllowReentry {
 		return active, err

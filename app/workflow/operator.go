@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/paging"
 
 	"context"
@@ -12,7 +13,8 @@ import (
 // names workflows by id alone, across projects.
 
 // OperatorWorkflows lists the workflows of one project ("" for all).
-func (en *Service) OperatorWorkflows(ctx context.Context, projectID string) ([]Workflow, error) {
+func (en *Service) OperatorWorkflows(ctx context.Context, projectID string) (_ []Workflow, err error) {
+	defer apierr.Wrap(&err, "workflow.OperatorWorkflows")
 	all, err := storage.AllWorkflows(ctx, en.db.Reader())
 	out := []Workflow{}
 	for _, w := range all {
@@ -24,7 +26,8 @@ func (en *Service) OperatorWorkflows(ctx context.Context, projectID string) ([]W
 }
 
 // OperatorWorkflow finds a workflow by id in any project, with its graph.
-func (en *Service) OperatorWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
+func (en *Service) OperatorWorkflow(ctx context.Context, id string) (_ WorkflowDetail, err error) {
+	defer apierr.Wrap(&err, "workflow.OperatorWorkflow")
 	w, err := storage.WorkflowByIDAnyProject(ctx, en.db.Reader(), id)
 	if err != nil {
 		return WorkflowDetail{}, workflowErr(err)
@@ -33,7 +36,8 @@ func (en *Service) OperatorWorkflow(ctx context.Context, id string) (WorkflowDet
 }
 
 // OperatorExecutions lists a workflow's executions, newest first.
-func (en *Service) OperatorExecutions(ctx context.Context, id string, q ExecutionQuery) (paging.Page[Execution], error) {
+func (en *Service) OperatorExecutions(ctx context.Context, id string, q ExecutionQuery) (_ paging.Page[Execution], err error) {
+	defer apierr.Wrap(&err, "workflow.OperatorExecutions")
 	w, err := storage.WorkflowByIDAnyProject(ctx, en.db.Reader(), id)
 	if err != nil {
 		return paging.Page[Execution]{}, workflowErr(err)

@@ -69,9 +69,10 @@ func checkStepName(v *apierr.Validation, name *string, def string) string {
 
 // AddStep adds a step and, unless autoConnect is false, links to it the
 // newest step that has a free way out.
-func (en *Service) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
+func (en *Service) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (_ Step, err error) {
+	defer apierr.Wrap(&err, "workflow.AddStep")
 	var st Step
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)
 		}
@@ -162,9 +163,10 @@ func (en *Service) autoConnect(ctx context.Context, tx *storage.Tx, workflowID s
 
 // UpdateStep changes a step's name, position, config or template; its
 // type is fixed.
-func (en *Service) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
+func (en *Service) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (_ Step, err error) {
+	defer apierr.Wrap(&err, "workflow.UpdateStep")
 	var st Step
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		if _, st, err = workflowStep(ctx, tx, projectID, workflowID, stepID); err != nil {
 			return err
@@ -215,7 +217,8 @@ func withoutKey(raw json.RawMessage, key string) json.RawMessage {
 
 // DeleteStep removes a step and every step reachable from it, or with
 // splice only the step, its incoming transitions moved to its child.
-func (en *Service) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
+func (en *Service) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) (err error) {
+	defer apierr.Wrap(&err, "workflow.DeleteStep")
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		_, st, err := workflowStep(ctx, tx, projectID, workflowID, stepID)
 		if err != nil {

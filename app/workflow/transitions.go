@@ -25,9 +25,10 @@ type TransitionInput struct {
 
 // AddTransition links two steps of a workflow, refusing any edge that
 // would make the graph something the engine cannot run.
-func (en *Service) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
+func (en *Service) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (_ Transition, err error) {
+	defer apierr.Wrap(&err, "workflow.AddTransition")
 	var t Transition
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)
 		}
@@ -150,7 +151,8 @@ func checkBranch(from storage.WorkflowStep, out []storage.WorkflowTransition, br
 }
 
 // DeleteTransition removes a transition.
-func (en *Service) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
+func (en *Service) DeleteTransition(ctx context.Context, projectID, workflowID, id string) (err error) {
+	defer apierr.Wrap(&err, "workflow.DeleteTransition")
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)

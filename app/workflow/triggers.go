@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -89,7 +90,8 @@ func (en *Service) changed(tx *storage.Tx, projectID string) {
 // events it wants: they join its inbox in the same transaction, so a
 // committed event is never missed, and the enrolment job runs after the
 // commit. Events the engine does not want cost a map lookup each.
-func (en *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
+func (en *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) (err error) {
+	defer apierr.Wrap(&err, "workflow.NoteEvents")
 	noted := false
 	for _, ev := range events {
 		if ev.ContactID == "" || !en.wantsEvent(ctx, ev.ProjectID, ev.Name) {
@@ -104,6 +106,6 @@ func (en *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...sto
 	if !noted {
 		return nil
 	}
-	_, err := en.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobEnrol, UniqueKey: JobEnrol})
+	_, err = en.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobEnrol, UniqueKey: JobEnrol})
 	return err
 }

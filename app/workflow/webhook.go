@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/queue"
@@ -174,7 +175,8 @@ type webhookRequest struct {
 // step in the write that records it; anything else is retried by the
 // queue (RetryBase ×1, 2, 4, 8) and the give-up fails the step; a refused
 // address fails it at once with no attempt made.
-func (en *Service) RunWebhook(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Service) RunWebhook(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
+	defer apierr.Wrap(&err, "workflow.RunWebhook")
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -267,7 +269,8 @@ func (en *Service) noteWebhookAttempt(ctx context.Context, se storage.StepExecut
 }
 
 // GiveUpWebhook fails the step and its execution after the last attempt.
-func (en *Service) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+func (en *Service) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
+	defer apierr.Wrap(&err, "workflow.GiveUpWebhook")
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil

@@ -86,7 +86,8 @@ func triggerConfig(eventName string) json.RawMessage {
 func triggerStepName(eventName string) string { return "Trigger: " + eventName }
 
 // CreateWorkflow creates an EVENT workflow with its TRIGGER step.
-func (en *Service) CreateWorkflow(ctx context.Context, projectID string, in WorkflowInput) (WorkflowDetail, error) {
+func (en *Service) CreateWorkflow(ctx context.Context, projectID string, in WorkflowInput) (_ WorkflowDetail, err error) {
+	defer apierr.Wrap(&err, "workflow.CreateWorkflow")
 	var v apierr.Validation
 	name := checkWorkflowName(&v, in.Name)
 	desc := checkWorkflowDescription(&v, in.Description)
@@ -100,7 +101,7 @@ func (en *Service) CreateWorkflow(ctx context.Context, projectID string, in Work
 		TriggerType: TriggerEvent, TriggerConfig: triggerConfig(event), EventName: event, CreatedAt: now, UpdatedAt: now}
 	trigger := storage.WorkflowStep{ID: newID(), WorkflowID: w.ID, Type: StepTrigger, Name: triggerStepName(event),
 		Position: json.RawMessage(`{"x":0,"y":0}`), Config: triggerConfig(event), CreatedAt: now, UpdatedAt: now}
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		if err := tx.InsertWorkflow(ctx, w); err != nil {
 			return err
 		}
@@ -119,7 +120,8 @@ type WorkflowQuery struct {
 }
 
 // ListWorkflows returns one page of workflows, newest first.
-func (en *Service) ListWorkflows(ctx context.Context, projectID string, q WorkflowQuery) (paging.Page[Workflow], error) {
+func (en *Service) ListWorkflows(ctx context.Context, projectID string, q WorkflowQuery) (_ paging.Page[Workflow], err error) {
+	defer apierr.Wrap(&err, "workflow.ListWorkflows")
 	after, err := paging.DecodeCursor(q.Cursor)
 	if err != nil {
 		return paging.Page[Workflow]{}, err
@@ -141,7 +143,8 @@ func (en *Service) ListWorkflows(ctx context.Context, projectID string, q Workfl
 }
 
 // GetWorkflow returns a workflow with its steps and transitions.
-func (en *Service) GetWorkflow(ctx context.Context, projectID, id string) (WorkflowDetail, error) {
+func (en *Service) GetWorkflow(ctx context.Context, projectID, id string) (_ WorkflowDetail, err error) {
+	defer apierr.Wrap(&err, "workflow.GetWorkflow")
 	return en.workflowDetail(ctx, en.db.Reader(), projectID, id)
 }
 
@@ -168,9 +171,10 @@ func (en *Service) workflowDetail(ctx context.Context, q storage.Querier, projec
 
 // UpdateWorkflow changes a workflow's metadata, trigger, enabled flag or
 // re-entry rule.
-func (en *Service) UpdateWorkflow(ctx context.Context, projectID, id string, in WorkflowInput) (WorkflowDetail, error) {
+func (en *Service) UpdateWorkflow(ctx context.Context, projectID, id string, in WorkflowInput) (_ WorkflowDetail, err error) {
+	defer apierr.Wrap(&err, "workflow.UpdateWorkflow")
 	var d WorkflowDetail
-	err := en.db.Write(ctx, func(tx *storage.Tx) error {
+	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, id)
 		if err != nil {
 			return workflowErr(err)
@@ -286,7 +290,8 @@ func (en *Service) reconfigureTrigger(ctx context.Context, tx *storage.Tx, workf
 }
 
 // DeleteWorkflow removes a workflow that has no active execution.
-func (en *Service) DeleteWorkflow(ctx context.Context, projectID, id string) error {
+func (en *Service) DeleteWorkflow(ctx context.Context, projectID, id string) (err error) {
+	defer apierr.Wrap(&err, "workflow.DeleteWorkflow")
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, id); err != nil {
 			return workflowErr(err)
