@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -55,7 +56,7 @@ func newProjectCmd(c *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printProjects(cmd.OutOrStdout(), asJSON, p, true)
+				return printProjects(cmd.OutOrStdout(), asJSON, []accounts.Project{p}, true)
 			})
 		},
 	}
@@ -74,9 +75,6 @@ func newProjectCmd(c *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if ps == nil {
-					ps = []accounts.Project{}
-				}
 				return printProjects(cmd.OutOrStdout(), listJSON, ps, false)
 			})
 		},
@@ -87,18 +85,17 @@ func newProjectCmd(c *config) *cobra.Command {
 	return cmd
 }
 
-func printProjects(w io.Writer, asJSON bool, v any, single bool) error {
+// printProjects writes projects as a table, or as JSON: one object when
+// single, else an array.
+func printProjects(w io.Writer, asJSON bool, ps []accounts.Project, single bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	ps, ok := v.([]accounts.Project)
-	if single {
-		ps, ok = []accounts.Project{v.(accounts.Project)}, true
-	}
-	if !ok {
-		return nil
+		views := paging.Views(ps, accounts.WithKeys)
+		if single {
+			return enc.Encode(views[0])
+		}
+		return enc.Encode(views)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPUBLIC KEY\tSECRET KEY")

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 )
 
 // projectAccountCmds are the project commands of the account side:
@@ -26,7 +28,9 @@ func projectAccountCmds(c *config) []*cobra.Command {
 					return err
 				}
 				if memberJSON {
-					return printProjects(cmd.OutOrStdout(), true, m, false)
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(m)
 				}
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s is %s of %s\n", m.Email, m.Role, project)
 				return err
@@ -51,7 +55,7 @@ func projectAccountCmds(c *config) []*cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printProjects(cmd.OutOrStdout(), regenJSON, p, true)
+				return printProjects(cmd.OutOrStdout(), regenJSON, []accounts.Project{p}, true)
 			})
 		},
 	}

@@ -18,12 +18,12 @@ type ActivityFilter struct {
 
 // Activity is one feed item: an event with its contact's address.
 type Activity struct {
-	ID           string          `json:"id"`
-	Type         string          `json:"type"`
-	ContactID    string          `json:"contactId,omitempty"`
-	ContactEmail string          `json:"contactEmail,omitempty"`
-	Data         json.RawMessage `json:"data"`
-	CreatedAt    time.Time       `json:"createdAt"`
+	ID           string
+	Type         string
+	ContactID    string
+	ContactEmail string
+	Data         json.RawMessage
+	CreatedAt    time.Time
 }
 
 const activityFilterSQL = ` FROM events ev LEFT JOIN contacts c ON c.id = ev.contact_id WHERE ev.project_id = ?1

@@ -9,13 +9,13 @@ import (
 // Contact is one address of a project's audience. Data is the stored JSON
 // object of custom fields.
 type Contact struct {
-	ID         string          `json:"id"`
-	ProjectID  string          `json:"-"`
-	Email      string          `json:"email"`
-	Subscribed bool            `json:"subscribed"`
-	Data       json.RawMessage `json:"data"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	UpdatedAt  time.Time       `json:"updatedAt"`
+	ID         string
+	ProjectID  string
+	Email      string
+	Subscribed bool
+	Data       json.RawMessage
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 const contactColumns = `id, project_id, email, subscribed, data, created_at, updated_at`

@@ -21,44 +21,44 @@ const (
 
 // Email is one message to one recipient.
 type Email struct {
-	ID           string     `json:"id"`
-	ProjectID    string     `json:"projectId"`
-	ContactID    string     `json:"contactId,omitempty"`
-	CampaignID   string     `json:"campaignId,omitempty"`
-	TemplateID   string     `json:"templateId,omitempty"`
-	WorkflowID   string     `json:"workflowId,omitempty"`
-	MessageID    string     `json:"messageId"`
-	Sender       string     `json:"from"`
-	Recipient    string     `json:"to"`
-	Subject      string     `json:"subject"`
-	Marketing    bool       `json:"marketing"`
-	Status       string     `json:"status"`
-	Raw          []byte     `json:"-"` // the signed bytes, stored apart (InsertEmail, EmailBody)
-	Links        []string   `json:"-"` // the tracked links' targets; click tokens name them by index
-	OpenTracked  bool       `json:"-"` // it carries the open pixel; told in email.sent's data, not stored
-	Attempts     int        `json:"attempts"`
-	LastCode     int        `json:"lastCode,omitempty"`
-	LastEnhanced string     `json:"lastEnhancedCode,omitempty"`
-	LastResponse string     `json:"lastResponse,omitempty"`
-	MXHost       string     `json:"mxHost,omitempty"`
-	SentAt       *time.Time `json:"sentAt"`
-	DeliveredAt  *time.Time `json:"deliveredAt"`
-	BouncedAt    *time.Time `json:"bouncedAt"`
-	FailedAt     *time.Time `json:"failedAt"`
-	OpenedAt     *time.Time `json:"openedAt"`
-	ClickedAt    *time.Time `json:"clickedAt"`
-	ComplainedAt *time.Time `json:"complainedAt"`
-	CreatedAt    time.Time  `json:"createdAt"`
-	UpdatedAt    time.Time  `json:"updatedAt"`
+	ID           string
+	ProjectID    string
+	ContactID    string
+	CampaignID   string
+	TemplateID   string
+	WorkflowID   string
+	MessageID    string
+	Sender       string
+	Recipient    string
+	Subject      string
+	Marketing    bool
+	Status       string
+	Raw          []byte   // the signed bytes, stored apart (InsertEmail, EmailBody)
+	Links        []string // the tracked links' targets; click tokens name them by index
+	OpenTracked  bool     // it carries the open pixel; told in email.sent's data, not stored
+	Attempts     int
+	LastCode     int
+	LastEnhanced string
+	LastResponse string
+	MXHost       string
+	SentAt       *time.Time
+	DeliveredAt  *time.Time
+	BouncedAt    *time.Time
+	FailedAt     *time.Time
+	OpenedAt     *time.Time
+	ClickedAt    *time.Time
+	ComplainedAt *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 
 	// WorkflowExecutionID and WorkflowStepExecutionID name the SEND_EMAIL
 	// step execution that sent it; the latter is its idempotency key.
-	WorkflowExecutionID     string `json:"workflowExecutionId,omitempty"`
-	WorkflowStepExecutionID string `json:"-"`
+	WorkflowExecutionID     string
+	WorkflowStepExecutionID string
 
 	// SelfQueued makes the inserted row its own delivery queue entry, due
 	// at CreatedAt (email_queue.go), instead of a delivery job's email.
-	SelfQueued bool `json:"-"`
+	SelfQueued bool
 
 	packed *packedBody // Raw compressed for storage (Pack)
 }

@@ -8,12 +8,12 @@ import (
 
 // Event is one tracked or emitted event.
 type Event struct {
-	ID        string          `json:"id"`
-	ProjectID string          `json:"-"`
-	ContactID string          `json:"contactId,omitempty"`
-	Name      string          `json:"name"`
-	Data      json.RawMessage `json:"data"`
-	CreatedAt time.Time       `json:"createdAt"`
+	ID        string
+	ProjectID string
+	ContactID string
+	Name      string
+	Data      json.RawMessage
+	CreatedAt time.Time
 }
 
 const eventColumns = `id, project_id, COALESCE(contact_id, ''), name, data, created_at`
@@ -81,9 +81,9 @@ func CountEvents(ctx context.Context, q Querier, f EventFilter) (_ int, err erro
 
 // NameCount is an event name and how often it occurred.
 type NameCount struct {
-	Name     string    `json:"name"`
-	Count    int       `json:"count"`
-	LastSeen time.Time `json:"lastSeen"`
+	Name     string
+	Count    int
+	LastSeen time.Time
 }
 
 // EventStats counts events per name, most frequent first.

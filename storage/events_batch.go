@@ -13,26 +13,18 @@ const eventsPerStatement = 2000
 // a statement per event when a segment compute emits thousands.
 func (tx *Tx) InsertEvents(ctx context.Context, events []Event) (err error) {
 	defer wrap(&err, "Tx.InsertEvents")
-	type row struct {
-		ID        string `json:"i"`
-		ProjectID string `json:"p"`
-		ContactID string `json:"c"`
-		Name      string `json:"n"`
-		Data      string `json:"d"`
-		CreatedAt int64  `json:"t"`
-	}
 	for start := 0; start < len(events); start += eventsPerStatement {
 		chunk := events[start:min(start+eventsPerStatement, len(events))]
-		rows := make([]row, len(chunk))
+		rows := make([][6]any, len(chunk)) // [id, project, contact, name, data, created]
 		for i, e := range chunk {
-			rows[i] = row{e.ID, e.ProjectID, e.ContactID, e.Name, string(e.Data), Millis(e.CreatedAt)}
+			rows[i] = [6]any{e.ID, e.ProjectID, e.ContactID, e.Name, string(e.Data), Millis(e.CreatedAt)}
 		}
 		b, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
-			SELECT value ->> 'i', value ->> 'p', NULLIF(value ->> 'c', ''), value ->> 'n', value ->> 'd', value ->> 't'
+			SELECT value ->> 0, value ->> 1, NULLIF(value ->> 2, ''), value ->> 3, value ->> 4, value ->> 5
 			FROM json_each(?)`, string(b)); err != nil {
 			return err
 		}

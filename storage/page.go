@@ -12,11 +12,22 @@ import (
 // strictly after this position rather than at an offset, rows added or
 // deleted between pages neither repeat nor skip rows.
 type Cursor struct {
-	Sort string `json:"s"`           // the sort column the cursor was made for
-	Desc bool   `json:"d,omitempty"` // the direction it was made for
-	Num  int64  `json:"n,omitempty"` // sort value when numeric (times)
-	Str  string `json:"t,omitempty"` // sort value when text (email)
-	ID   string `json:"i"`
+	Sort string // the sort column the cursor was made for
+	Desc bool   // the direction it was made for
+	Num  int64  // sort value when numeric (times)
+	Str  string // sort value when text (email)
+	ID   string
+}
+
+// cursorWire is a cursor as clients hold it: short keys. Decoding matches
+// keys regardless of case, so the lower-case keys of cursors made before
+// this type read the same.
+type cursorWire struct {
+	S string
+	D bool
+	N int64
+	T string
+	I string
 }
 
 // ErrBadCursor is returned for a cursor this server did not make.
@@ -24,7 +35,7 @@ var ErrBadCursor = errors.New("invalid cursor")
 
 // Encode gives the opaque string handed to clients.
 func (c Cursor) Encode() string {
-	b, _ := json.Marshal(c)
+	b, _ := json.Marshal(cursorWire{S: c.Sort, D: c.Desc, N: c.Num, T: c.Str, I: c.ID})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -38,11 +49,11 @@ func DecodeCursor(s string) (_ *Cursor, err error) {
 	if err != nil {
 		return nil, ErrBadCursor
 	}
-	var c Cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.ID == "" {
+	var w cursorWire
+	if err := json.Unmarshal(b, &w); err != nil || w.I == "" {
 		return nil, ErrBadCursor
 	}
-	return &c, nil
+	return &Cursor{Sort: w.S, Desc: w.D, Num: w.N, Str: w.T, ID: w.I}, nil
 }
 
 // likePattern turns a substring search into a LIKE pattern that matches the

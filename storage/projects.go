@@ -7,17 +7,17 @@ import (
 
 // Project is a tenant: everything else belongs to one.
 type Project struct {
-	ID              string    `json:"id"`
-	Name            string    `json:"name"`
-	Public          string    `json:"public"`
-	Secret          string    `json:"secret"`
-	TrackingEnabled bool      `json:"trackingEnabled"`
-	Disabled        bool      `json:"disabled"`
-	DisabledReason  string    `json:"disabledReason,omitempty"`
-	Tracking        string    `json:"tracking"` // ENABLED, MARKETING_ONLY or DISABLED
-	Language        string    `json:"language"`
-	CreatedAt       time.Time `json:"createdAt"`
-	UpdatedAt       time.Time `json:"updatedAt"`
+	ID              string
+	Name            string
+	Public          string
+	Secret          string
+	TrackingEnabled bool
+	Disabled        bool
+	DisabledReason  string
+	Tracking        string // ENABLED, MARKETING_ONLY or DISABLED
+	Language        string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 const projectColumns = `id, name, public_key, secret_key, tracking_enabled, disabled, created_at, updated_at,

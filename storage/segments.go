@@ -16,16 +16,16 @@ const (
 // Segment is a named audience: a condition (DYNAMIC) or a list (STATIC).
 // Condition is the stored JSON tree, nil for a static segment.
 type Segment struct {
-	ID              string          `json:"id"`
-	ProjectID       string          `json:"projectId"`
-	Name            string          `json:"name"`
-	Description     string          `json:"description"`
-	Type            string          `json:"type"`
-	Condition       json.RawMessage `json:"condition"`
-	TrackMembership bool            `json:"trackMembership"`
-	MemberCount     int             `json:"memberCount"`
-	CreatedAt       time.Time       `json:"createdAt"`
-	UpdatedAt       time.Time       `json:"updatedAt"`
+	ID              string
+	ProjectID       string
+	Name            string
+	Description     string
+	Type            string
+	Condition       json.RawMessage
+	TrackMembership bool
+	MemberCount     int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 const segmentColumns = `id, project_id, name, description, type, condition, track_membership, member_count, created_at, updated_at`

@@ -9,19 +9,19 @@ import (
 // Template is a stored message template. Description, FromName and ReplyTo
 // are nil when not set.
 type Template struct {
-	ID          string    `json:"id"`
-	ProjectID   string    `json:"projectId"`
-	Name        string    `json:"name"`
-	Description *string   `json:"description"`
-	Subject     string    `json:"subject"`
-	Body        string    `json:"body"`
-	From        string    `json:"from"`
-	FromDomain  string    `json:"-"` // the domain of From, A-labels
-	FromName    *string   `json:"fromName"`
-	ReplyTo     *string   `json:"replyTo"`
-	Type        string    `json:"type"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          string
+	ProjectID   string
+	Name        string
+	Description *string
+	Subject     string
+	Body        string
+	From        string
+	FromDomain  string // the domain of From, A-labels
+	FromName    *string
+	ReplyTo     *string
+	Type        string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 const templateColumns = `id, project_id, name, description, subject, body, from_email, from_domain,

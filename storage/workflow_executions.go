@@ -19,36 +19,36 @@ const (
 
 // StepRef names a step as executions show it.
 type StepRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Type string `json:"type"`
+	ID   string
+	Name string
+	Type string
 }
 
 // ContactRef is {id, email}.
 type ContactRef struct {
-	ID    string `json:"id"`
-	Email string `json:"email"`
+	ID    string
+	Email string
 }
 
 // Execution is one contact's run through a workflow.
 type Execution struct {
-	ID            string          `json:"id"`
-	ProjectID     string          `json:"-"`
-	WorkflowID    string          `json:"workflowId"`
-	ContactID     string          `json:"contactId"`
-	Contact       ContactRef      `json:"contact"`
-	Status        string          `json:"status"`
-	CurrentStepID *string         `json:"currentStepId"`
-	CurrentStep   *StepRef        `json:"currentStep"`
-	Context       json.RawMessage `json:"context"`
-	ExitReason    *string         `json:"exitReason"`
-	SourceEventID *string         `json:"sourceEventId"`
-	DueAt         *time.Time      `json:"-"`
-	WaitEvent     string          `json:"-"`
-	LastStep      *StepExecution  `json:"-"` // the latest step execution, read with the execution
-	StartedAt     time.Time       `json:"startedAt"`
-	CompletedAt   *time.Time      `json:"completedAt"`
-	CreatedAt     time.Time       `json:"createdAt"`
+	ID            string
+	ProjectID     string
+	WorkflowID    string
+	ContactID     string
+	Contact       ContactRef
+	Status        string
+	CurrentStepID *string
+	CurrentStep   *StepRef
+	Context       json.RawMessage
+	ExitReason    *string
+	SourceEventID *string
+	DueAt         *time.Time
+	WaitEvent     string
+	LastStep      *StepExecution // the latest step execution, read with the execution
+	StartedAt     time.Time
+	CompletedAt   *time.Time
+	CreatedAt     time.Time
 }
 
 // Active reports whether the execution is RUNNING or WAITING.
@@ -76,15 +76,17 @@ func scanExecution(s scanner) (Execution, error) {
 		x.CurrentStepID = &cur.String
 	}
 	if step.Valid {
+		// json_object's keys (id, se, status, ...) match these fields as
+		// encoding/json matches names: regardless of case.
 		var r struct {
 			StepRef
-			SE        string  `json:"se"`
-			Status    string  `json:"status"`
-			Output    *string `json:"output"`
-			Error     *string `json:"error"`
-			After     *int64  `json:"after"`
-			Started   int64   `json:"started"`
-			Completed *int64  `json:"completed"`
+			SE        string
+			Status    string
+			Output    *string
+			Error     *string
+			After     *int64
+			Started   int64
+			Completed *int64
 		}
 		if json.Unmarshal([]byte(step.String), &r) == nil {
 			x.CurrentStep = &r.StepRef

@@ -19,17 +19,17 @@ const (
 
 // StepExecution is one step's run inside an execution, made as it starts.
 type StepExecution struct {
-	ID           string          `json:"id"`
-	ExecutionID  string          `json:"executionId"`
-	StepID       string          `json:"stepId"`
-	Step         StepRef         `json:"step"`
-	Status       string          `json:"status"`
-	Output       json.RawMessage `json:"output"`
-	Error        *string         `json:"error"`
-	ExecuteAfter *time.Time      `json:"executeAfter"`
-	StartedAt    time.Time       `json:"startedAt"`
-	CompletedAt  *time.Time      `json:"completedAt"`
-	CreatedAt    time.Time       `json:"createdAt"` // made as it starts: StartedAt
+	ID           string
+	ExecutionID  string
+	StepID       string
+	Step         StepRef
+	Status       string
+	Output       json.RawMessage
+	Error        *string
+	ExecuteAfter *time.Time
+	StartedAt    time.Time
+	CompletedAt  *time.Time
+	CreatedAt    time.Time // made as it starts: StartedAt
 }
 
 const stepExecColumns = `id, execution_id, step_id, step_name, step_type, status, output, error, execute_after, started_at, completed_at`

@@ -9,21 +9,21 @@ import (
 
 // WorkflowStep is one node of a workflow's graph.
 type WorkflowStep struct {
-	ID         string          `json:"id"`
-	WorkflowID string          `json:"workflowId"`
-	Type       string          `json:"type"`
-	Name       string          `json:"name"`
-	Position   json.RawMessage `json:"position"`
-	Config     json.RawMessage `json:"config"`
-	TemplateID *string         `json:"templateId"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	UpdatedAt  time.Time       `json:"updatedAt"`
+	ID         string
+	WorkflowID string
+	Type       string
+	Name       string
+	Position   json.RawMessage
+	Config     json.RawMessage
+	TemplateID *string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 
 	// Steps and transitions share one shape (contracts/workflows.md): a
 	// step's edge fields are always null.
-	Condition   any     `json:"condition"`
-	Branch      *string `json:"branch"`
-	WaitOutcome *string `json:"waitOutcome"`
+	Condition   any
+	Branch      *string
+	WaitOutcome *string
 }
 
 const stepColumns = `id, workflow_id, type, name, position, config, template_id, created_at, updated_at`
@@ -81,10 +81,10 @@ func StepByID(ctx context.Context, q Querier, id string) (_ WorkflowStep, err er
 
 // TemplateStepRef is a step that sends a template.
 type TemplateStepRef struct {
-	WorkflowID   string `json:"workflowId"`
-	WorkflowName string `json:"workflowName"`
-	StepID       string `json:"stepId"`
-	StepName     string `json:"stepName"`
+	WorkflowID   string
+	WorkflowName string
+	StepID       string
+	StepName     string
 }
 
 // StepsUsingTemplate lists the steps that send a template.
@@ -113,16 +113,16 @@ func WaitEventNames(ctx context.Context, q Querier, projectID string) (_ []strin
 
 // WorkflowTransition is an edge of a workflow's graph.
 type WorkflowTransition struct {
-	ID          string    `json:"id"`
-	WorkflowID  string    `json:"workflowId"`
-	FromStepID  string    `json:"fromStepId"`
-	ToStepID    string    `json:"toStepId"`
-	Condition   any       `json:"condition"` // {branch} or null
-	Branch      *string   `json:"branch"`
-	WaitOutcome *string   `json:"waitOutcome"`
-	Priority    int       `json:"priority"`
-	TemplateID  *string   `json:"templateId"` // always null: the shape steps share
-	CreatedAt   time.Time `json:"createdAt"`
+	ID          string
+	WorkflowID  string
+	FromStepID  string
+	ToStepID    string
+	Condition   any // {branch} or null
+	Branch      *string
+	WaitOutcome *string
+	Priority    int
+	TemplateID  *string // always null: the shape steps share
+	CreatedAt   time.Time
 }
 
 const transitionColumns = `id, workflow_id, from_step_id, to_step_id, branch, wait_outcome, priority, created_at`

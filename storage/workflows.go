@@ -9,17 +9,17 @@ import (
 
 // Workflow is an automation: a trigger and a graph of steps.
 type Workflow struct {
-	ID            string          `json:"id"`
-	ProjectID     string          `json:"projectId"`
-	Name          string          `json:"name"`
-	Description   *string         `json:"description"`
-	Enabled       bool            `json:"enabled"`
-	AllowReentry  bool            `json:"allowReentry"`
-	TriggerType   string          `json:"triggerType"`
-	TriggerConfig json.RawMessage `json:"triggerConfig"`
-	EventName     string          `json:"-"`
-	CreatedAt     time.Time       `json:"createdAt"`
-	UpdatedAt     time.Time       `json:"updatedAt"`
+	ID            string
+	ProjectID     string
+	Name          string
+	Description   *string
+	Enabled       bool
+	AllowReentry  bool
+	TriggerType   string
+	TriggerConfig json.RawMessage
+	EventName     string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 const workflowColumns = `id, project_id, name, description, enabled, allow_reentry, trigger_type, trigger_config,

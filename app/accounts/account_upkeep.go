@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -14,7 +13,6 @@ import (
 const AccountUpkeepEvery = 5 * time.Minute
 
 func (s *Service) RunAccountUpkeep(ctx context.Context, _ *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "accounts.RunAccountUpkeep")
 	now := s.now()
 	var sessions, tokens int64
 	err = s.db.Write(ctx, func(tx *storage.Tx) (err error) {

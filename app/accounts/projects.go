@@ -15,6 +15,27 @@ import (
 // Project is a tenant with its key pair.
 type Project = storage.Project
 
+// ProjectWithKeys is a project with both its keys, as the operator's CLI
+// prints it (herald project create/list --json): the one answer that writes
+// a secret key out whole. Rows carry no JSON, so that a key is never one
+// json.Marshal away from an answer.
+type ProjectWithKeys struct {
+	ID              string    `json:"id"`
+	Name            string    `json:"name"`
+	Public          string    `json:"public"`
+	Secret          string    `json:"secret"`
+	TrackingEnabled bool      `json:"trackingEnabled"`
+	Disabled        bool      `json:"disabled"`
+	DisabledReason  string    `json:"disabledReason,omitempty"`
+	Tracking        string    `json:"tracking"` // ENABLED, MARKETING_ONLY or DISABLED
+	Language        string    `json:"language"`
+	CreatedAt       time.Time `json:"createdAt"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+}
+
+// WithKeys is p as ProjectWithKeys.
+func WithKeys(p Project) ProjectWithKeys { return ProjectWithKeys(p) }
+
 // KeyKind is the kind of API key an endpoint accepts.
 type KeyKind int
 

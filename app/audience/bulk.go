@@ -65,7 +65,6 @@ func (s *Service) BulkContacts(ctx context.Context, projectID, action string, id
 // runBulk applies the action to every contact in one write: at most 1000
 // rows, and all-or-nothing, so a rerun after a crash starts clean.
 func (s *Service) RunBulk(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "audience.RunBulk")
 	var p bulkPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)

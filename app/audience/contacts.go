@@ -16,7 +16,17 @@ import (
 )
 
 // Contact is one address of a project's audience.
-type Contact = storage.Contact
+type Contact struct {
+	ID         string          `json:"id"`
+	ProjectID  string          `json:"-"`
+	Email      string          `json:"email"`
+	Subscribed bool            `json:"subscribed"`
+	Data       json.RawMessage `json:"data"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+func contactView(c storage.Contact) Contact { return Contact(c) }
 
 // ContactMeta tells a POST /contacts caller what the upsert did.
 type ContactMeta struct {
@@ -61,7 +71,7 @@ func (s *Service) UpsertContact(ctx context.Context, projectID string, in Upsert
 	if err != nil {
 		return UpsertedContact{}, err
 	}
-	return UpsertedContact{Contact: res.Contact, Meta: ContactMeta{IsNew: res.Created, IsUpdate: !res.Created}}, nil
+	return UpsertedContact{Contact: Contact(res.Contact), Meta: ContactMeta{IsNew: res.Created, IsUpdate: !res.Created}}, nil
 }
 
 // contactUpsert is what every path that creates-or-updates a contact by
@@ -164,7 +174,7 @@ func (s *Service) EmitSubscription(ctx context.Context, tx *storage.Tx, c storag
 func (s *Service) GetContact(ctx context.Context, projectID, id string) (_ Contact, err error) {
 	defer apierr.Wrap(&err, "audience.GetContact")
 	c, err := storage.ContactByID(ctx, s.db.Reader(), projectID, id)
-	return c, contactErr(err)
+	return Contact(c), contactErr(err)
 }
 
 func contactErr(err error) error {
@@ -205,17 +215,17 @@ func (s *Service) UpdateContact(ctx context.Context, projectID, id string, in Up
 func (s *Service) updateContact(ctx context.Context, tx *storage.Tx, projectID, id, email string, in UpdateContactInput) (Contact, error) {
 	c, err := storage.ContactByID(ctx, tx, projectID, id)
 	if err != nil {
-		return c, contactErr(err)
+		return Contact(c), contactErr(err)
 	}
 	if email != "" && email != c.Email {
 		if _, err := storage.ContactByEmail(ctx, tx, projectID, email); err == nil {
-			return c, apierr.Conflict("Another contact in this project already has the email %s", email)
+			return Contact(c), apierr.Conflict("Another contact in this project already has the email %s", email)
 		}
 		c.Email = email
 	}
 	data, err := jsondata.Decode(c.Data)
 	if err != nil {
-		return c, err
+		return Contact(c), err
 	}
 	ParseData(in.Data).Apply(data)
 	flipped := in.Subscribed != nil && *in.Subscribed != c.Subscribed
@@ -225,12 +235,12 @@ func (s *Service) updateContact(ctx context.Context, tx *storage.Tx, projectID, 
 	now := s.now()
 	c.Data, c.UpdatedAt = jsondata.Encode(data), now
 	if err := tx.UpdateContact(ctx, c); err != nil {
-		return c, err
+		return Contact(c), err
 	}
 	if flipped {
-		return c, s.EmitSubscription(ctx, tx, c, event.ReasonAPI, now)
+		return Contact(c), s.EmitSubscription(ctx, tx, c, event.ReasonAPI, now)
 	}
-	return c, nil
+	return Contact(c), nil
 }
 
 // DeleteContact removes a contact for good, with its events.

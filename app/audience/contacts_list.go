@@ -50,7 +50,7 @@ func (s *Service) ListContacts(ctx context.Context, projectID string, q ContactQ
 	if after == nil {
 		page.Total, err = storage.CountContacts(ctx, s.db.Reader(), p.ContactFilter)
 	}
-	return page, err
+	return paging.Map(page, contactView), err
 }
 
 // LookupResult says which emails are contacts.

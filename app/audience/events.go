@@ -2,6 +2,8 @@ package audience
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/paging"
@@ -9,7 +11,16 @@ import (
 )
 
 // Event is a tracked or emitted event.
-type Event = storage.Event
+type Event struct {
+	ID        string          `json:"id"`
+	ProjectID string          `json:"-"`
+	ContactID string          `json:"contactId,omitempty"`
+	Name      string          `json:"name"`
+	Data      json.RawMessage `json:"data"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+func eventView(r storage.Event) Event { return Event(r) }
 
 // EventQuery is GET /events's query.
 type EventQuery struct {
@@ -35,7 +46,7 @@ func (s *Service) ListEvents(ctx context.Context, projectID string, q EventQuery
 	if after == nil {
 		page.Total, err = storage.CountEvents(ctx, s.db.Reader(), f)
 	}
-	return page, err
+	return paging.Map(page, eventView), err
 }
 
 // ContactEvents lists a contact's events, newest first.
@@ -47,14 +58,21 @@ func (s *Service) ContactEvents(ctx context.Context, projectID string, q EventQu
 	return s.ListEvents(ctx, projectID, q)
 }
 
+// EventCount is how often an event name was recorded, and when last.
+type EventCount struct {
+	Name     string    `json:"name"`
+	Count    int       `json:"count"`
+	LastSeen time.Time `json:"lastSeen"`
+}
+
+// EventCountView is a storage count as the API shows it.
+func EventCountView(c storage.NameCount) EventCount { return EventCount(c) }
+
 // EventStats counts events per name.
-func (a *Service) EventStats(ctx context.Context, projectID string) (_ []storage.NameCount, err error) {
+func (a *Service) EventStats(ctx context.Context, projectID string) (_ []EventCount, err error) {
 	defer apierr.Wrap(&err, "audience.EventStats")
-	s, err := storage.EventStats(ctx, a.db.Reader(), projectID)
-	if s == nil {
-		s = []storage.NameCount{}
-	}
-	return s, err
+	rows, err := storage.EventStats(ctx, a.db.Reader(), projectID)
+	return paging.Views(rows, EventCountView), err
 }
 
 // EventNames lists the distinct event names.

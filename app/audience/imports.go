@@ -83,7 +83,6 @@ func (s *Service) ImportContacts(ctx context.Context, projectID string, file []b
 // twice. Memory holds the file (at most 5 MB) and one chunk, whatever the
 // number of rows.
 func (s *Service) RunImport(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "audience.RunImport")
 	var p importPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)

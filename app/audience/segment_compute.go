@@ -62,14 +62,14 @@ func (s *Service) ComputeSegment(ctx context.Context, projectID, id string) (_ C
 		if g.Type != storage.SegmentDynamic || !g.TrackMembership {
 			return apierr.BadRequest("Only a DYNAMIC segment with trackMembership can be computed; POST /segments/%s/refresh updates the count", id)
 		}
-		res, err = s.computeSegment(ctx, tx, g)
+		res, err = s.computeSegment(ctx, tx, Segment(g))
 		return err
 	})
 	return res, err
 }
 
 func (s *Service) computeSegment(ctx context.Context, tx *storage.Tx, g Segment) (ComputeResult, error) {
-	aud, err := s.SegmentAudience(ctx, tx, g)
+	aud, err := s.SegmentAudience(ctx, tx, storage.Segment(g))
 	if err != nil {
 		return ComputeResult{}, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) RefreshSegment(ctx context.Context, projectID, id string) (_ S
 }
 
 func (s *Service) refreshCount(ctx context.Context, g Segment) (Segment, error) {
-	aud, err := s.SegmentAudience(ctx, s.db.Reader(), g)
+	aud, err := s.SegmentAudience(ctx, s.db.Reader(), storage.Segment(g))
 	if err != nil {
 		return g, err
 	}
@@ -146,7 +146,6 @@ func (s *Service) refreshCount(ctx context.Context, g Segment) (Segment, error) 
 // the others recounted. A failing segment is logged and skipped, so that
 // one bad segment does not starve the rest.
 func (s *Service) RunSegments(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "audience.RunSegments")
 	refs, err := storage.AllSegments(ctx, s.db.Reader())
 	if err != nil {
 		return nil, err

@@ -59,12 +59,12 @@ func checkMemberEmails(emails []string) ([]string, error) {
 func staticSegment(ctx context.Context, tx *storage.Tx, projectID, id string) (Segment, error) {
 	g, err := storage.SegmentByID(ctx, tx, projectID, id)
 	if err != nil {
-		return g, segmentErr(err)
+		return Segment(g), segmentErr(err)
 	}
 	if g.Type != storage.SegmentStatic {
-		return g, apierr.BadRequest("Members can only be added to or removed from a STATIC segment; a DYNAMIC segment's members follow its condition")
+		return Segment(g), apierr.BadRequest("Members can only be added to or removed from a STATIC segment; a DYNAMIC segment's members follow its condition")
 	}
-	return g, nil
+	return Segment(g), nil
 }
 
 // AddSegmentMembers adds contacts, by email, to a static segment; with
@@ -205,7 +205,7 @@ func (s *Service) SegmentContacts(ctx context.Context, projectID, id string, p p
 		return paging.NumberedPage[Contact]{}, err
 	}
 	r := s.db.Scanner() // counts and pages read through the map (storage/scan.go)
-	aud, err := s.SegmentAudience(ctx, r, g)
+	aud, err := s.SegmentAudience(ctx, r, storage.Segment(g))
 	if err != nil {
 		return paging.NumberedPage[Contact]{}, err
 	}
@@ -214,5 +214,5 @@ func (s *Service) SegmentContacts(ctx context.Context, projectID, id string, p p
 		return paging.NumberedPage[Contact]{}, err
 	}
 	rows, err := storage.AudiencePage(ctx, r, aud, p.Offset(), p.PageSize)
-	return paging.Numbered(rows, p, total), err
+	return paging.Numbered(paging.Views(rows, contactView), p, total), err
 }

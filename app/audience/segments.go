@@ -4,16 +4,31 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 	"unicode/utf8"
 
 	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/ids"
 	"github.com/heraldmail/herald/app/jsondata"
+	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/storage"
 )
 
 // Segment is a named audience of a project.
-type Segment = storage.Segment
+type Segment struct {
+	ID              string          `json:"id"`
+	ProjectID       string          `json:"projectId"`
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Type            string          `json:"type"`
+	Condition       json.RawMessage `json:"condition"`
+	TrackMembership bool            `json:"trackMembership"`
+	MemberCount     int             `json:"memberCount"`
+	CreatedAt       time.Time       `json:"createdAt"`
+	UpdatedAt       time.Time       `json:"updatedAt"`
+}
+
+func segmentView(r storage.Segment) Segment { return Segment(r) }
 
 // Segment limits of the spec.
 const (
@@ -41,18 +56,15 @@ func segmentErr(err error) error {
 // ListSegments returns a project's segments, newest first.
 func (a *Service) ListSegments(ctx context.Context, projectID string) (_ []Segment, err error) {
 	defer apierr.Wrap(&err, "audience.ListSegments")
-	s, err := storage.ListSegments(ctx, a.db.Reader(), projectID)
-	if s == nil {
-		s = []Segment{}
-	}
-	return s, err
+	rows, err := storage.ListSegments(ctx, a.db.Reader(), projectID)
+	return paging.Views(rows, segmentView), err
 }
 
 // GetSegment returns a segment with its cached member count.
 func (s *Service) GetSegment(ctx context.Context, projectID, id string) (_ Segment, err error) {
 	defer apierr.Wrap(&err, "audience.GetSegment")
 	g, err := storage.SegmentByID(ctx, s.db.Reader(), projectID, id)
-	return g, segmentErr(err)
+	return Segment(g), segmentErr(err)
 }
 
 // CreateSegment saves a segment. A DYNAMIC segment needs a condition
@@ -95,7 +107,7 @@ func (s *Service) CreateSegment(ctx context.Context, projectID string, in Segmen
 				return err
 			}
 		}
-		if err := tx.InsertSegment(ctx, g); err != nil {
+		if err := tx.InsertSegment(ctx, storage.Segment(g)); err != nil {
 			return err
 		}
 		return tx.SetSegmentCount(ctx, g.ID, g.MemberCount, now)
@@ -181,7 +193,7 @@ func (s *Service) UpdateSegment(ctx context.Context, projectID, id string, in Se
 func (s *Service) updateSegment(ctx context.Context, tx *storage.Tx, projectID, id string, in SegmentInput, cond *Condition) (Segment, error) {
 	g, err := storage.SegmentByID(ctx, tx, projectID, id)
 	if err != nil {
-		return g, segmentErr(err)
+		return Segment(g), segmentErr(err)
 	}
 	if in.Name != nil {
 		g.Name = *in.Name
@@ -191,20 +203,20 @@ func (s *Service) updateSegment(ctx context.Context, tx *storage.Tx, projectID, 
 	}
 	if cond != nil {
 		if err := s.CheckCondition(ctx, tx, projectID, cond, "condition", id); err != nil {
-			return g, err
+			return Segment(g), err
 		}
 		g.Condition = EncodeCondition(cond)
 	}
 	if in.TrackMembership != nil {
 		if g.TrackMembership && !*in.TrackMembership && g.Type == storage.SegmentDynamic {
 			if err := tx.ClearSegmentMembers(ctx, id); err != nil {
-				return g, err
+				return Segment(g), err
 			}
 		}
 		g.TrackMembership = *in.TrackMembership
 	}
 	g.UpdatedAt = s.now()
-	return g, tx.UpdateSegment(ctx, g)
+	return Segment(g), tx.UpdateSegment(ctx, g)
 }
 
 // DeleteSegment deletes a segment and its member rows. A segment that a

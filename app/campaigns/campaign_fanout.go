@@ -40,7 +40,6 @@ var errSendStopped = errors.New("campaign send stopped")
 // rendered and signed outside the write lock, then committed in one write
 // with its checkpoint, so a rerun resumes after the last committed batch.
 func (s *Service) RunCampaignSend(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "campaigns.RunCampaignSend")
 	var p campaignSendPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -72,7 +71,6 @@ func (s *Service) RunCampaignSend(ctx context.Context, job *queue.RunningJob) (_
 // queued, DRAFT again if nothing was), so the campaign never stays SENDING
 // or SCHEDULED. SENT is kept for a send whose whole audience got an email.
 func (s *Service) GiveUpCampaignSend(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
-	defer apierr.Wrap(&err, "campaigns.GiveUpCampaignSend")
 	var p campaignSendPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil // it names no campaign

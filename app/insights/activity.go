@@ -2,6 +2,7 @@ package insights
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -13,7 +14,16 @@ import (
 )
 
 // Activity is one item of the activity feed.
-type Activity = storage.Activity
+type Activity struct {
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	ContactID    string          `json:"contactId,omitempty"`
+	ContactEmail string          `json:"contactEmail,omitempty"`
+	Data         json.RawMessage `json:"data"`
+	CreatedAt    time.Time       `json:"createdAt"`
+}
+
+func activityView(r storage.Activity) Activity { return Activity(r) }
 
 // ActivityQuery is GET /activity's query.
 type ActivityQuery struct {
@@ -66,11 +76,13 @@ func (s *Service) ListActivity(ctx context.Context, projectID string, q Activity
 	if err != nil {
 		return paging.Page[Activity]{}, err
 	}
-	page := paging.Paginate(rows, q.Limit, func(x Activity) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: x.ID} })
+	page := paging.Paginate(rows, q.Limit, func(x storage.Activity) storage.Cursor {
+		return storage.Cursor{Sort: "id", Desc: true, ID: x.ID}
+	})
 	if after == nil {
 		page.Total, err = storage.CountActivity(ctx, s.db.Reader(), f)
 	}
-	return page, err
+	return paging.Map(page, activityView), err
 }
 
 // ActivityStats counts events per type over the last Days days.

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/app/campaigns"
 	"github.com/heraldmail/herald/app/event"
+	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -247,11 +249,8 @@ func (s *Service) CampaignStatsBreakdown(ctx context.Context, projectID string) 
 }
 
 // TopEvents lists the most frequent event names.
-func (s *Service) TopEvents(ctx context.Context, projectID string, limit int) (_ []storage.NameCount, err error) {
+func (s *Service) TopEvents(ctx context.Context, projectID string, limit int) (_ []audience.EventCount, err error) {
 	defer apierr.Wrap(&err, "insights.TopEvents")
 	rows, err := storage.EventStats(ctx, s.db.Reader(), projectID)
-	if rows == nil {
-		rows = []storage.NameCount{}
-	}
-	return rows[:min(limit, len(rows))], err
+	return paging.Views(rows[:min(limit, len(rows))], audience.EventCountView), err
 }

@@ -65,7 +65,6 @@ func DeliveryRetry(o DeliveryOptions) queue.Retry {
 // that fails its job: an email still waiting is FAILED with the cause as
 // its reason, and its campaign may be done.
 func (s *Service) GiveUpDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
-	defer apierr.Wrap(&err, "messaging.GiveUpDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil // it names no email
@@ -76,7 +75,6 @@ func (s *Service) GiveUpDelivery(ctx context.Context, tx *storage.Tx, job storag
 // giveUpCampaignDelivery is giveUpDelivery for a campaign's email, which is
 // its own job.
 func (s *Service) GiveUpCampaignDelivery(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
-	defer apierr.Wrap(&err, "messaging.GiveUpCampaignDelivery")
 	return s.giveUpEmail(ctx, tx, job.ID, cause)
 }
 
@@ -110,7 +108,6 @@ var errTryLater = errors.New("temporary delivery failure")
 // (delivered by an attempt whose acknowledgement was recorded, or
 // cancelled) ends its job there.
 func (s *Service) StartDelivery(ctx context.Context, tx *storage.Tx, job storage.Job) (_ bool, err error) {
-	defer apierr.Wrap(&err, "messaging.StartDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return true, nil // Run fails it for good
@@ -127,7 +124,6 @@ func (s *Service) StartDelivery(ctx context.Context, tx *storage.Tx, job storage
 // runs out: it is sent twice only if the remote server accepted it and the
 // acknowledgement was lost, which no mail system can rule out.
 func (s *Service) RunDelivery(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "messaging.RunDelivery")
 	var p deliveryPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -138,7 +134,6 @@ func (s *Service) RunDelivery(ctx context.Context, job *queue.RunningJob) (_ any
 // runCampaignDelivery is runDelivery for a campaign's email, which is its
 // own job: the claim marked it SENDING.
 func (s *Service) RunCampaignDelivery(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "messaging.RunCampaignDelivery")
 	return s.deliver(ctx, job, job.ID, true)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/heraldmail/herald/app/apierr"
@@ -13,7 +14,23 @@ import (
 )
 
 // Template is a reusable message: subject, HTML body and sender.
-type Template = storage.Template
+type Template struct {
+	ID          string    `json:"id"`
+	ProjectID   string    `json:"projectId"`
+	Name        string    `json:"name"`
+	Description *string   `json:"description"`
+	Subject     string    `json:"subject"`
+	Body        string    `json:"body"`
+	From        string    `json:"from"`
+	FromDomain  string    `json:"-"` // the domain of From, A-labels
+	FromName    *string   `json:"fromName"`
+	ReplyTo     *string   `json:"replyTo"`
+	Type        string    `json:"type"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+func templateView(r storage.Template) Template { return Template(r) }
 
 // Template types.
 const (
@@ -70,7 +87,7 @@ func (s *Service) CreateTemplate(ctx context.Context, projectID string, in Templ
 	if err := s.senders.CheckSender(ctx, projectID, t.From); err != nil {
 		return Template{}, err
 	}
-	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, t) })
+	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, storage.Template(t)) })
 	return t, err
 }
 
@@ -111,7 +128,7 @@ func (s *Service) applyTemplateInput(ctx context.Context, v *apierr.Validation, 
 func (s *Service) GetTemplate(ctx context.Context, projectID, id string) (_ Template, err error) {
 	defer apierr.Wrap(&err, "messaging.GetTemplate")
 	t, err := storage.TemplateByID(ctx, s.db.Reader(), projectID, id)
-	return t, templateErr(err)
+	return Template(t), templateErr(err)
 }
 
 func templateErr(err error) error {
@@ -145,7 +162,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, projectID, id string, in T
 		if _, err := storage.TemplateByID(ctx, tx, projectID, id); err != nil { // deleted meanwhile
 			return templateErr(err)
 		}
-		return tx.UpdateTemplate(ctx, t)
+		return tx.UpdateTemplate(ctx, storage.Template(t))
 	})
 	return t, err
 }
@@ -178,7 +195,7 @@ func (s *Service) DuplicateTemplate(ctx context.Context, projectID, id string) (
 	}
 	now := s.now()
 	t.ID, t.Name, t.CreatedAt, t.UpdatedAt = ids.New(), CopyName(t.Name), now, now
-	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, t) })
+	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertTemplate(ctx, storage.Template(t)) })
 	return t, err
 }
 

@@ -41,7 +41,7 @@ func (s *Service) ListTemplates(ctx context.Context, projectID string, q Templat
 	if after == nil {
 		page.Total, err = storage.CountTemplates(ctx, s.db.Reader(), f)
 	}
-	return page, err
+	return paging.Map(page, templateView), err
 }
 
 // TemplateUsage lists what references a template: campaigns, and workflow
@@ -69,7 +69,15 @@ func templateUsage(ctx context.Context, q storage.Querier, projectID, id string)
 	u := TemplateUsage{Campaigns: []any{}, Workflows: []any{}}
 	steps, err := storage.StepsUsingTemplate(ctx, q, projectID, id)
 	for _, s := range steps {
-		u.Workflows = append(u.Workflows, s)
+		u.Workflows = append(u.Workflows, TemplateStepRef(s))
 	}
 	return u, err
+}
+
+// TemplateStepRef is a workflow step that sends a template.
+type TemplateStepRef struct {
+	WorkflowID   string `json:"workflowId"`
+	WorkflowName string `json:"workflowName"`
+	StepID       string `json:"stepId"`
+	StepName     string `json:"stepName"`
 }

@@ -63,3 +63,17 @@ func Paginate[T any](rows []T, limit int, cursorOf func(T) storage.Cursor) Page[
 	}
 	return p
 }
+
+// Map turns a page of storage rows into a page of the API's views.
+func Map[T, V any](p Page[T], view func(T) V) Page[V] {
+	return Page[V]{Data: Views(p.Data, view), Cursor: p.Cursor, HasMore: p.HasMore, Total: p.Total}
+}
+
+// Views turns rows into the API's views, never nil.
+func Views[T, V any](rows []T, view func(T) V) []V {
+	out := make([]V, len(rows))
+	for i, r := range rows {
+		out[i] = view(r)
+	}
+	return out
+}

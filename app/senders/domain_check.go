@@ -72,7 +72,6 @@ func (s *Service) VerifyDomain(ctx context.Context, projectID, id string) (_ Dom
 // runDomainChecks is the periodic job: every domain of every project,
 // verified ones too, a page at a time.
 func (s *Service) RunDomainChecks(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "senders.RunDomainChecks")
 	after := ""
 	for {
 		page, err := storage.DomainsAfter(ctx, s.db.Reader(), after, domainCheckPage)

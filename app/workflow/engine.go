@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/queue"
 	"github.com/heraldmail/herald/storage"
 )
@@ -52,7 +51,6 @@ func (en *Service) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storag
 // answers. The write that empties the inbox also ends the job, so an event
 // noted meanwhile either is in a batch or finds no job and queues one.
 func (en *Service) RunEnrol(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "workflow.RunEnrol")
 	for {
 		empty := false
 		err := en.db.Write(ctx, func(tx *storage.Tx) error {
@@ -211,7 +209,6 @@ func (en *Service) endWaits(ctx context.Context, tx *storage.Tx, graphs map[stri
 // write that finds nothing due ends the job and queues the timer job for
 // the next due execution, so no wake-up is lost between the two.
 func (en *Service) RunDue(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "workflow.RunDue")
 	stalled := 0
 	for {
 		now := en.clock.Now()
@@ -349,7 +346,6 @@ func (en *Service) moveDueSingly(ctx context.Context, ids []string, mails map[st
 // is in rows (inbox, due executions) that the next job takes again, so a
 // given-up job only needs its cause in the log.
 func (en *Service) GiveUpJob(_ context.Context, _ *storage.Tx, job storage.Job, cause error) (err error) {
-	defer apierr.Wrap(&err, "workflow.GiveUpJob")
 	en.log.Error("workflow engine job gave up; its work stays queued for the next one", "kind", job.Kind, "err", cause)
 	return nil
 }

@@ -14,12 +14,11 @@ import (
 )
 
 // Execution is a contact's run through a workflow.
-type Execution = storage.Execution
 
 // ExecutionDetail adds the step executions, in run order.
 type ExecutionDetail struct {
-	storage.Execution
-	StepExecutions []storage.StepExecution `json:"stepExecutions"`
+	Execution
+	StepExecutions []StepExecution `json:"stepExecutions"`
 }
 
 // StartInput is the body of POST …/executions.
@@ -50,7 +49,7 @@ func (en *Service) StartExecution(ctx context.Context, projectID, workflowID str
 			execCtx = t
 		}
 	}
-	var x Execution
+	var x storage.Execution
 	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
@@ -75,7 +74,7 @@ func (en *Service) StartExecution(ctx context.Context, projectID, workflowID str
 		x, err = en.startByHand(ctx, tx, w, c, execCtx) // it runs after the answer
 		return err
 	})
-	return x, err
+	return executionView(x), err
 }
 
 // ExecutionQuery is GET …/executions's query.
@@ -108,11 +107,11 @@ func (en *Service) ListExecutions(ctx context.Context, projectID, workflowID str
 	if err != nil {
 		return paging.Page[Execution]{}, err
 	}
-	page := paging.Paginate(rows, q.Limit, func(x Execution) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: x.ID} })
+	page := paging.Paginate(rows, q.Limit, executionCursor)
 	if after == nil {
 		page.Total, err = storage.CountExecutions(ctx, r, workflowID, q.Status)
 	}
-	return page, err
+	return paging.Map(page, executionView), err
 }
 
 // GetExecution returns an execution with its step executions.
@@ -129,18 +128,14 @@ func (en *Service) GetExecution(ctx context.Context, projectID, workflowID, id s
 	if err != nil {
 		return ExecutionDetail{}, err
 	}
-	d := ExecutionDetail{Execution: x}
-	d.StepExecutions, err = storage.StepExecs(ctx, r, id)
-	if d.StepExecutions == nil {
-		d.StepExecutions = []storage.StepExecution{}
-	}
-	return d, err
+	steps, err := storage.StepExecs(ctx, r, id)
+	return ExecutionDetail{Execution: executionView(x), StepExecutions: paging.Views(steps, stepExecutionView)}, err
 }
 
 // CancelExecution cancels an active execution.
 func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, id string) (_ Execution, err error) {
 	defer apierr.Wrap(&err, "workflow.CancelExecution")
-	var x Execution
+	var x storage.Execution
 	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
 		if err != nil {
@@ -162,7 +157,7 @@ func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, i
 		x, err = storage.ExecutionByID(ctx, tx, workflowID, id)
 		return err
 	})
-	return x, err
+	return executionView(x), err
 }
 
 // CancelAllExecutions cancels every active execution of a workflow.
@@ -200,4 +195,9 @@ func (en *Service) CancelAllExecutions(ctx context.Context, projectID, workflowI
 			return map[string]int{"cancelled": total}, nil
 		}
 	}
+}
+
+// executionCursor pages executions newest first.
+func executionCursor(x storage.Execution) storage.Cursor {
+	return storage.Cursor{Sort: "id", Desc: true, ID: x.ID}
 }

@@ -19,7 +19,7 @@ func (en *Service) OperatorWorkflows(ctx context.Context, projectID string) (_ [
 	out := []Workflow{}
 	for _, w := range all {
 		if projectID == "" || w.ProjectID == projectID {
-			out = append(out, w)
+			out = append(out, Workflow(w))
 		}
 	}
 	return out, err

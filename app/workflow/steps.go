@@ -12,7 +12,6 @@ import (
 )
 
 // Step is a workflow step.
-type Step = storage.WorkflowStep
 
 // StepInput is the body of POST and PATCH …/steps.
 type StepInput struct {
@@ -97,7 +96,7 @@ func (en *Service) AddStep(ctx context.Context, projectID, workflowID string, in
 		now := en.now()
 		st = Step{ID: newID(), WorkflowID: workflowID, Type: typ, Name: name, Position: pos, Config: cfg,
 			TemplateID: tpl, CreatedAt: now, UpdatedAt: now}
-		if err := tx.InsertStep(ctx, st); err != nil {
+		if err := tx.InsertStep(ctx, storage.WorkflowStep(st)); err != nil {
 			return err
 		}
 		en.changed(tx, projectID)
@@ -165,7 +164,7 @@ func (en *Service) autoConnect(ctx context.Context, tx *storage.Tx, workflowID s
 // type is fixed.
 func (en *Service) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (_ Step, err error) {
 	defer apierr.Wrap(&err, "workflow.UpdateStep")
-	var st Step
+	var st storage.WorkflowStep
 	err = en.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
 		if _, st, err = workflowStep(ctx, tx, projectID, workflowID, stepID); err != nil {
@@ -202,7 +201,7 @@ func (en *Service) UpdateStep(ctx context.Context, projectID, workflowID, stepID
 		en.changed(tx, projectID)
 		return tx.UpdateStep(ctx, st)
 	})
-	return st, err
+	return stepView(st), err
 }
 
 func withoutKey(raw json.RawMessage, key string) json.RawMessage {

@@ -11,7 +11,6 @@ import (
 )
 
 // Transition is an edge between two steps.
-type Transition = storage.WorkflowTransition
 
 // TransitionInput is the body of POST …/transitions.
 type TransitionInput struct {
@@ -79,7 +78,7 @@ func (en *Service) AddTransition(ctx context.Context, projectID, workflowID stri
 		if t.Branch != nil {
 			t.Condition = map[string]string{"branch": *t.Branch}
 		}
-		return tx.InsertTransition(ctx, t)
+		return tx.InsertTransition(ctx, storage.WorkflowTransition(t))
 	})
 	return t, err
 }

@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/app/render"
 	"github.com/heraldmail/herald/queue"
@@ -176,7 +175,6 @@ type webhookRequest struct {
 // queue (RetryBase ×1, 2, 4, 8) and the give-up fails the step; a refused
 // address fails it at once with no attempt made.
 func (en *Service) RunWebhook(ctx context.Context, job *queue.RunningJob) (_ any, err error) {
-	defer apierr.Wrap(&err, "workflow.RunWebhook")
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -270,7 +268,6 @@ func (en *Service) noteWebhookAttempt(ctx context.Context, se storage.StepExecut
 
 // GiveUpWebhook fails the step and its execution after the last attempt.
 func (en *Service) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) (err error) {
-	defer apierr.Wrap(&err, "workflow.GiveUpWebhook")
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil

@@ -16,13 +16,12 @@ import (
 
 // Workflow is an automation (contracts/workflows.md). GET /workflows/{id}
 // adds its steps and transitions.
-type Workflow = storage.Workflow
 
 // WorkflowDetail is a workflow with its graph.
 type WorkflowDetail struct {
-	storage.Workflow
-	Steps       []storage.WorkflowStep       `json:"steps"`
-	Transitions []storage.WorkflowTransition `json:"transitions"`
+	Workflow
+	Steps       []Step       `json:"steps"`
+	Transitions []Transition `json:"transitions"`
 }
 
 // WorkflowInput is the body of POST and PATCH /workflows.
@@ -108,7 +107,7 @@ func (en *Service) CreateWorkflow(ctx context.Context, projectID string, in Work
 		en.changed(tx, projectID)
 		return tx.InsertStep(ctx, trigger)
 	})
-	return WorkflowDetail{Workflow: w, Steps: []storage.WorkflowStep{trigger}, Transitions: []storage.WorkflowTransition{}}, err
+	return WorkflowDetail{Workflow: workflowView(w), Steps: []Step{stepView(trigger)}, Transitions: []Transition{}}, err
 }
 
 // WorkflowQuery is GET /workflows's query.
@@ -135,11 +134,13 @@ func (en *Service) ListWorkflows(ctx context.Context, projectID string, q Workfl
 	if err != nil {
 		return paging.Page[Workflow]{}, err
 	}
-	page := paging.Paginate(rows, q.Limit, func(w Workflow) storage.Cursor { return storage.Cursor{Sort: "id", Desc: true, ID: w.ID} })
+	page := paging.Paginate(rows, q.Limit, func(w storage.Workflow) storage.Cursor {
+		return storage.Cursor{Sort: "id", Desc: true, ID: w.ID}
+	})
 	if after == nil {
 		page.Total, err = storage.CountWorkflows(ctx, en.db.Reader(), f)
 	}
-	return page, err
+	return paging.Map(page, workflowView), err
 }
 
 // GetWorkflow returns a workflow with its steps and transitions.
@@ -153,20 +154,16 @@ func (en *Service) workflowDetail(ctx context.Context, q storage.Querier, projec
 	if err != nil {
 		return WorkflowDetail{}, workflowErr(err)
 	}
-	d := WorkflowDetail{Workflow: w}
-	if d.Steps, err = storage.WorkflowSteps(ctx, q, id); err != nil {
-		return d, err
+	steps, err := storage.WorkflowSteps(ctx, q, id)
+	if err != nil {
+		return WorkflowDetail{}, err
 	}
-	if d.Transitions, err = storage.WorkflowTransitions(ctx, q, id); err != nil {
-		return d, err
+	transitions, err := storage.WorkflowTransitions(ctx, q, id)
+	if err != nil {
+		return WorkflowDetail{}, err
 	}
-	if d.Steps == nil {
-		d.Steps = []storage.WorkflowStep{}
-	}
-	if d.Transitions == nil {
-		d.Transitions = []storage.WorkflowTransition{}
-	}
-	return d, nil
+	return WorkflowDetail{Workflow: workflowView(w), Steps: paging.Views(steps, stepView),
+		Transitions: paging.Views(transitions, transitionView)}, nil
 }
 
 // UpdateWorkflow changes a workflow's metadata, trigger, enabled flag or
