@@ -51,14 +51,17 @@ func TestUnitExposure(t *testing.T) {
 	}
 	verify(t, tmp)
 
-	// The drop-in for an inbound listener on port 25 adds only what it needs.
-	dropIn, err := os.ReadFile("inbound-smtp.conf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"AmbientCapabilities=CAP_NET_BIND_SERVICE", "CapabilityBoundingSet=CAP_NET_BIND_SERVICE"} {
-		if !bytes.Contains(dropIn, []byte(want)) {
-			t.Fatalf("inbound-smtp.conf lacks %s", want)
+	// The drop-ins for an inbound listener on port 25 and for the
+	// submission listeners on 465/587 add only what they need.
+	for _, name := range []string{"inbound-smtp.conf", "submission-smtp.conf"} {
+		dropIn, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"AmbientCapabilities=CAP_NET_BIND_SERVICE", "CapabilityBoundingSet=CAP_NET_BIND_SERVICE"} {
+			if !bytes.Contains(dropIn, []byte(want)) {
+				t.Fatalf("%s lacks %s", name, want)
+			}
 		}
 	}
 	if bytes.Contains(unit, []byte("CAP_NET_BIND_SERVICE\n")) && !bytes.Contains(unit, []byte("CapabilityBoundingSet=\n")) {

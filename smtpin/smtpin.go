@@ -5,6 +5,11 @@
 // connections and the time a client may stay silent, and hands each
 // message whole to the Handler. What the mail means is the Handler's
 // business.
+//
+// The package also holds the submission listener (Submission, RFC 6409):
+// applications that can only send through SMTP authenticate with a
+// project's secret key inside TLS, and each recipient of their messages
+// becomes one email through a Submitter, the application's /v1/send path.
 package smtpin
 
 import (
@@ -86,7 +91,7 @@ func New(cfg Config, h Handler, log *slog.Logger) *Server {
 	s.srv.MaxRecipients = cfg.MaxRecipients
 	s.srv.ReadTimeout = cfg.Timeout
 	s.srv.WriteTimeout = cfg.Timeout
-	s.srv.ErrorLog = errorLog{log}
+	s.srv.ErrorLog = errorLog{log, "inbound smtp: "}
 	s.srv.TLSConfig = cfg.TLSConfig
 	return s
 }
@@ -116,10 +121,14 @@ func (s *Server) call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(s.ctx, s.cfg.HandlerTimeout)
 }
 
-// errorLog sends go-smtp's internal errors to the structured log.
-type errorLog struct{ log *slog.Logger }
+// errorLog sends go-smtp's internal errors to the structured log, each
+// message after the listener's prefix.
+type errorLog struct {
+	log    *slog.Logger
+	prefix string
+}
 
 func (l errorLog) Printf(format string, v ...any) {
-	l.log.Warn("inbound smtp: " + fmt.Sprintf(format, v...))
+	l.log.Warn(l.prefix + fmt.Sprintf(format, v...))
 }
-func (l errorLog) Println(v ...any) { l.log.Warn("inbound smtp: " + fmt.Sprint(v...)) }
+func (l errorLog) Println(v ...any) { l.log.Warn(l.prefix + fmt.Sprint(v...)) }

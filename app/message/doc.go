@@ -41,4 +41,16 @@
 // Names are 1..76 characters of RFC 5322 ftext (printable ASCII except
 // colon), so that "Name: " fits on one 78-column line. Values are at most
 // 998 characters without CR or LF; non-ASCII values are RFC 2047 encoded.
+//
+// # Submitted messages
+//
+// ParseSubmitted and Prepare handle the other way in: a message an SMTP
+// client wrote (SMTP submission). It is sent as written, its fields and
+// MIME structure byte for byte, except that Bcc, Resent-Bcc and X-Herald-*
+// are removed, Message-ID and Date are added when missing, marketing mail
+// (X-Herald-Marketing: true) gets Herald's List-Unsubscribe, and, with
+// tracking on, each text/html part that is not an attachment is decoded,
+// given to the caller's rewrite function and encoded again the same way
+// (quoted-printable, base64 or as it was; as quoted-printable when the new
+// links would make a 7bit or 8bit line longer than 998 characters).
 package message
