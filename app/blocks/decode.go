@@ -15,8 +15,8 @@ import (
 // problem at its path inside the request's "blocks" field, such as
 // "blocks.rows.0.columns.1.blocks.2.alt" (at most 50 problems are listed).
 // isUpload is as for Validate. The error is an *apierr.Error of kind
-// KindValidation (a 422), never anything else.
-func Decode(raw []byte, isUpload func(src string) bool) (Document, error) {
+// KindValidation (a 422), or isUpload's error wrapped.
+func Decode(raw []byte, isUpload IsUpload) (Document, error) {
 	var p problems
 	if len(raw) > MaxDocumentBytes {
 		p.add(Field, "too_big", fmt.Sprintf("The document may be at most %d KiB of JSON", MaxDocumentBytes>>10), len(raw))
@@ -29,7 +29,7 @@ func Decode(raw []byte, isUpload func(src string) bool) (Document, error) {
 		p.add(Field, "invalid_type", "Expected a JSON object {rows: [...]}", nil)
 		return Document{}, p.err()
 	}
-	d := decoder{isUpload: isUpload}
+	d := decoder{p: problems{isUpload: isUpload}}
 	doc := d.document(v)
 	if err := d.p.err(); err != nil {
 		return Document{}, err
@@ -40,9 +40,8 @@ func Decode(raw []byte, isUpload func(src string) bool) (Document, error) {
 // decoder walks the decoded JSON, building the document and recording
 // what is wrong where.
 type decoder struct {
-	p        problems
-	isUpload func(string) bool
-	blocks   int // blocks seen so far, for MaxBlocks
+	p      problems
+	blocks int // blocks seen so far, for MaxBlocks
 }
 
 func (d *decoder) document(v any) Document {
@@ -142,7 +141,7 @@ func (d *decoder) block(at string, v any) Block {
 		}
 	}
 	if d.p.n == before {
-		d.p.block(at, b, d.isUpload)
+		d.p.block(at, b)
 	}
 	return b
 }

@@ -2,6 +2,7 @@ package blocks_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -274,6 +275,25 @@ func TestDecodeAccepts(t *testing.T) {
 				t.Fatalf("round trip through %s: %v\n%+v\n%+v", again, err, d, d2)
 			}
 		})
+	}
+}
+
+// isUpload is asked once per image source; its error is the answer's, not
+// a 422.
+func TestDecodeAsksAboutUploads(t *testing.T) {
+	img := `{"type":"image","src":"` + uploadSrc + `","alt":"x"}`
+	calls := 0
+	counting := func(src string) (bool, error) { calls++; return isUpload(src) }
+	if _, err := blocks.Decode([]byte(doc(img, img, img)), counting); err != nil || calls != 1 {
+		t.Errorf("err %v, %d calls for one source, want 1", err, calls)
+	}
+	down := errors.New("database is closed")
+	_, err := blocks.Decode([]byte(doc(img, `{"type":"heading"}`)), func(string) (bool, error) { return false, down })
+	if !errors.Is(err, down) {
+		t.Errorf("got %v, want the check's error", err)
+	}
+	if _, isAPI := apierr.AsError(err); isAPI {
+		t.Errorf("a failed check answered as a client's error: %v", err)
 	}
 }
 

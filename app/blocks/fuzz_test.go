@@ -87,7 +87,7 @@ func FuzzBlocks(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	anyImage := func(string) bool { return true }
+	anyImage := func(string) (bool, error) { return true, nil }
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := blocks.Decode(data, anyImage)
 		if err == nil {

@@ -15,9 +15,9 @@ const (
 
 // isUpload accepts the uploads the tests name, as the lead's func looks
 // names up among a project's uploads.
-func isUpload(src string) bool {
+func isUpload(src string) (bool, error) {
 	name, ok := blocks.UploadName(uploadBase, src)
-	return ok && name == "0123456789abcdef0123456789abcdef.png"
+	return ok && name == "0123456789abcdef0123456789abcdef.png", nil
 }
 
 // standardBlock is one block of each type as a marketer would write it.

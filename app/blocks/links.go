@@ -96,7 +96,7 @@ func isSpaceOrControl(r rune) bool {
 // UploadName returns the name of the upload that src points at when src is
 // an upload's URL under baseURL, as POST /uploads/image answers it
 // (<baseURL>/uploads/<32 hex digits>.<png|jpg|gif|webp>). The caller's
-// isUpload func uses it to look the name up among the project's uploads.
+// IsUpload uses it to look the name up among the project's uploads.
 func UploadName(baseURL, src string) (string, bool) {
 	prefix := strings.TrimSuffix(baseURL, "/") + "/uploads/"
 	name, ok := strings.CutPrefix(src, prefix)

@@ -13,13 +13,18 @@ import (
 // starts with it, as in "blocks.rows.0.columns.1.blocks.2.alt".
 const Field = "blocks"
 
+// IsUpload reports whether src is the URL of one of the project's
+// uploads (UploadName reads the name from it). An error is a failure to
+// find out, such as the database's, not a no.
+type IsUpload func(src string) (bool, error)
+
 // Validate checks a document made or changed in Go against the rules
-// Decode applies to JSON (Decode calls the same checks). isUpload reports
-// whether an image's src is one of the project's uploads; nil accepts any
-// http or https URL, for a document that was checked when it was stored.
-// The error is an *apierr.Error of kind KindValidation.
-func Validate(d Document, isUpload func(src string) bool) error {
-	var p problems
+// Decode applies to JSON (Decode calls the same checks). isUpload is asked
+// once for each image source; nil accepts any http or https URL, for a
+// document that was checked when it was stored. The error is an
+// *apierr.Error of kind KindValidation, or isUpload's error wrapped.
+func Validate(d Document, isUpload IsUpload) error {
+	p := problems{isUpload: isUpload}
 	p.count(Field+".rows", len(d.Rows), 1, MaxRows, "rows")
 	total := 0
 	for i, r := range d.Rows {
@@ -33,7 +38,7 @@ func Validate(d Document, isUpload func(src string) bool) error {
 				if total++; total == MaxBlocks+1 {
 					p.add(blockPath, "too_big", fmt.Sprintf("A document holds at most %d blocks", MaxBlocks), nil)
 				}
-				p.block(blockPath, b, isUpload)
+				p.block(blockPath, b)
 			}
 		}
 	}
@@ -41,10 +46,14 @@ func Validate(d Document, isUpload func(src string) bool) error {
 }
 
 // problems collects a document's validation failures, at most maxProblems;
-// n counts them all.
+// n counts them all. It asks isUpload about each image source once, and
+// keeps the first error of asking.
 type problems struct {
-	v apierr.Validation
-	n int
+	v        apierr.Validation
+	n        int
+	isUpload IsUpload
+	uploads  map[string]bool
+	failed   error
 }
 
 func (p *problems) add(field, code, message string, received any) {
@@ -53,7 +62,33 @@ func (p *problems) add(field, code, message string, received any) {
 	}
 }
 
-func (p *problems) err() error { return p.v.Err() }
+func (p *problems) err() error {
+	if p.failed != nil {
+		return p.failed
+	}
+	return p.v.Err()
+}
+
+// upload reports whether src is one of the project's uploads; true when
+// there is no isUpload to ask or asking failed (err says so then).
+func (p *problems) upload(src string) bool {
+	if p.isUpload == nil || p.failed != nil {
+		return true
+	}
+	if known, asked := p.uploads[src]; asked {
+		return known
+	}
+	known, err := p.isUpload(src)
+	if err != nil {
+		p.failed = fmt.Errorf("blocks: check an image's upload: %w", err)
+		return true
+	}
+	if p.uploads == nil {
+		p.uploads = map[string]bool{}
+	}
+	p.uploads[src] = known
+	return known
+}
 
 // count checks the length of a list.
 func (p *problems) count(field string, n, minimum, maximum int, what string) {
@@ -73,7 +108,7 @@ func singular(what string, n int) string {
 }
 
 // block checks the fields of one block of a known or unknown type.
-func (p *problems) block(at string, b Block, isUpload func(string) bool) {
+func (p *problems) block(at string, b Block) {
 	switch b.Type {
 	case Heading:
 		p.line(at+".text", b.Text, 1, MaxHeadingChars, false, false)
@@ -83,7 +118,7 @@ func (p *problems) block(at string, b Block, isUpload func(string) bool) {
 	case Image:
 		if msg := srcProblem(b.Src); msg != "" {
 			p.add(at+".src", "invalid_string", msg, nil)
-		} else if isUpload != nil && !isUpload(b.Src) {
+		} else if !p.upload(b.Src) {
 			p.add(at+".src", "upload_not_found", "Not an image uploaded to this project (POST /uploads/image)", b.Src)
 		}
 		p.line(at+".alt", b.Alt, 1, MaxAltChars, false, true)
