@@ -1,9 +1,11 @@
 # Homebrew formula: builds Herald from its release source tarball.
-# packaging/build.sh fills in the version and the tarball's sha256.
+# packaging/build.sh fills in the tarball's URL and sha256 and the version,
+# and commits the result to the tap dist/homebrew-tap (Formula/herald.rb).
 class Herald < Formula
   desc "Self-hosted email delivery and audience service in one binary"
   homepage "https://github.com/heraldmail/herald"
-  url "https://github.com/heraldmail/herald/releases/download/v@VERSION@/herald-@VERSION@.tar.gz"
+  url "@URL@"
+  version "@VERSION@" # a development build's only: brew reads a release's from the URL
   sha256 "@SHA256@"
   license "MIT"
 
