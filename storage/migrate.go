@@ -13,7 +13,7 @@ import (
 // NewMigrator returns a goose provider over the embedded migrations. It uses
 // no goose globals, so several databases can be migrated in one process.
 func NewMigrator(db *sql.DB) (*goose.Provider, error) {
-	return goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+	return goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite())
 }
 
 // Migrate applies every pending migration and returns how many ran.
