@@ -1,16 +1,13 @@
-// Package app is Herald's domain: projects and keys, contacts and their
-// data rules, events, and the background work it runs on the queue (its
-// table of job kinds is job_kinds.go). It knows nothing of HTTP; web calls
-// one method per request and maps the *Error values it returns onto the
-// API's envelope.
+// Package app is Herald's composition root. It builds the domain services
+// (one package each under app/, in the order event < accounts < audience,
+// senders < tracking < messaging < campaigns, workflow, notify <
+// insights), wires the hooks through which a lower one reaches a higher
+// one, and holds what belongs to no single domain: the table of job kinds
+// and lanes (job_kinds.go), readiness and metrics (readiness.go), the
+// periodic cleanup (maintenance.go) and idempotency (idempotency.go).
 //
-// Big features have sub-packages of their own, each with a package doc
-// that says what it owns: app/workflow (workflows' API and engine, over a
-// Host interface app implements in workflow_host.go), app/message (MIME),
-// app/render (templates), app/verify (address checks), app/password. The
-// error values and pages app's methods answer with are in app/apierr and
-// app/paging, so that sub-packages answer alike. Tests build an App with
-// app/apptest.
+// web calls the services directly, naming the domain:
+// s.app.Audience.UpsertContact(...). Tests build an App with app/apptest.
 package app
 
 import (
@@ -18,7 +15,16 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/campaigns"
+	"github.com/heraldmail/herald/app/event"
+	"github.com/heraldmail/herald/app/insights"
+	"github.com/heraldmail/herald/app/messaging"
+	"github.com/heraldmail/herald/app/notify"
 	"github.com/heraldmail/herald/app/render"
+	"github.com/heraldmail/herald/app/senders"
+	"github.com/heraldmail/herald/app/tracking"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/clock"
@@ -27,27 +33,27 @@ import (
 	"github.com/heraldmail/herald/storage"
 )
 
-// Options are App's dependencies and settings. main builds them.
+// Options are App's dependencies and settings. cli builds them.
 type Options struct {
 	DB             *storage.DB
 	Clock          clock.Clock  // default clock.System
 	Log            *slog.Logger // default slog.Default
 	Verifier       *verify.Verifier
-	BaseURL        string        // public URL used in links
-	IdempotencyTTL time.Duration // default 24h
-	Workers        int           // job concurrency; default 4
-	Mailer         Mailer        // hands messages to the network; nil in one-shot commands
-	Delivery       DeliveryOptions
-	InboundHost    string           // public host receiving bounces; "" when inbound is off
-	DNS            DNS              // sender-domain checks; *resolver.Client
-	SNSFetcher     Fetcher          // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
-	Metrics        *metrics.Metrics // nil: nothing counted
-	Accounts       AccountOptions
+	BaseURL        string                    // public URL used in links
+	IdempotencyTTL time.Duration             // default 24h
+	Workers        int                       // job concurrency; default 4
+	Mailer         messaging.Mailer          // hands messages to the network; nil in one-shot commands
+	Delivery       messaging.DeliveryOptions // the delivery lane and its retries
+	InboundHost    string                    // public host receiving bounces; "" when inbound is off
+	DNS            senders.DNS               // sender-domain checks; *resolver.Client
+	SNSFetcher     messaging.Fetcher         // GETs SNS certificates and subscription URLs; default NewHTTPFetcher
+	Metrics        *metrics.Metrics          // nil: nothing counted
+	Accounts       accounts.Settings
 
-	Webhooks WebhookOptions // the workflow WEBHOOK step's client
+	Webhooks workflow.WebhookOptions // the workflow WEBHOOK step's client
 
 	// PublicProjectRateLimit is opens and clicks recorded per project per
-	// minute (engageBudget); 0: no limit.
+	// minute; 0: no limit.
 	PublicProjectRateLimit int
 
 	// RenderWork is the wall-clock bound of one template render; 0:
@@ -55,44 +61,28 @@ type Options struct {
 	RenderWork time.Duration
 }
 
-// App is the domain service. Its methods are safe for concurrent use.
+// App holds Herald's domain services. Its fields are set once by New.
 type App struct {
-	db       *storage.DB
-	clock    clock.Clock
-	log      *slog.Logger
-	verifier *verify.Verifier
-	baseURL  string
-	idemTTL  time.Duration
-	keys     *keyCache
-	jobs     *queue.Dispatcher
-	links    linkKeys
-	signers  signerCache
-	senders  *readCache[senderKey, string]      // verified sender domains' ids
-	limits   *readCache[string, storage.Limits] // projects' billing caps
+	Events    *event.Service
+	Accounts  *accounts.Service
+	Audience  *audience.Service
+	Senders   *senders.Service
+	Tracking  *tracking.Service
+	Messaging *messaging.Service
+	Campaigns *campaigns.Service
+	Workflows *workflow.Service
+	Notify    *notify.Service
+	Insights  *insights.Service
 
-	mailer      Mailer
-	handoff     *handoff
-	delivery    DeliveryOptions
-	inboundHost string
-
-	dns      DNS
-	renderer *render.Renderer
-	snsCerts *snsCerts
-
-	metrics  *metrics.Metrics
-	relay    *relayHealth
-	accounts *accounts
-
-	repeats *engagementRepeats // opens and clicks recorded in the last minute
-	engaged *engagedEmails     // the emails recently opened or clicked
-	budget  *engageBudget      // opens and clicks recorded per project per minute
-	billing *billingLocks
-
-	workflows *workflow.Engine
+	db      *storage.DB
+	clock   clock.Clock
+	log     *slog.Logger
+	idemTTL time.Duration
+	jobs    *queue.Dispatcher
 }
 
-// New wires an App and its table of job kinds. Call Run to start the
-// background work.
+// New builds every service and the dispatcher that runs their jobs. Call
+// Run to start the background work.
 func New(o Options) *App {
 	if o.Clock == nil {
 		o.Clock = clock.System{}
@@ -103,44 +93,61 @@ func New(o Options) *App {
 	if o.IdempotencyTTL <= 0 {
 		o.IdempotencyTTL = 24 * time.Hour
 	}
-	a := &App{
-		db:       o.DB,
-		clock:    o.Clock,
-		log:      o.Log,
-		verifier: o.Verifier,
-		baseURL:  o.BaseURL,
-		idemTTL:  o.IdempotencyTTL,
-		keys:     newKeyCache(),
-		senders:  newReadCache[senderKey, string](),
-		limits:   newReadCache[string, storage.Limits](),
-		handoff:  newHandoff(handoffBytes),
-
-		mailer:      o.Mailer,
-		delivery:    o.Delivery.withDefaults(),
-		inboundHost: o.InboundHost,
-
-		dns:      o.DNS,
-		renderer: render.NewRendererWithin(o.RenderWork),
-		snsCerts: newSNSCerts(o.SNSFetcher),
-
-		metrics: o.Metrics,
-		relay:   &relayHealth{},
-	}
-	a.accounts = newAccounts(o.Accounts, o.Clock.Now)
-	a.billing = newBillingLocks()
-	a.keys.now = o.Clock.Now
-	a.workflows = workflow.New(workflow.Options{DB: o.DB, Clock: o.Clock, Log: o.Log, Host: workflowHost{a},
-		Renderer: a.renderer, Webhooks: o.Webhooks})
+	o.Delivery = o.Delivery.WithDefaults()
+	a := &App{db: o.DB, clock: o.Clock, log: o.Log, idemTTL: o.IdempotencyTTL}
+	handoff := messaging.NewHandoff(messaging.HandoffBytes)
+	// The dispatcher comes first, since every service queues work on it;
+	// its kind table reaches the services through a, once they exist.
 	jobs, err := queue.New(queue.Options{DB: o.DB, Clock: o.Clock, Log: o.Log,
-		Lanes: a.jobLanes(o.Workers), Kinds: a.jobKinds()})
+		Lanes: jobLanes(o.Workers, o.Delivery.Workers), Kinds: a.jobKinds(o, handoff)})
 	if err != nil {
 		panic("app: " + err.Error()) // the table is code: a bad one is a bug any test finds
 	}
 	a.jobs = jobs
-	a.repeats = newEngagementRepeats()
-	a.engaged = newEngagedEmails(maxEngagedEmails, maxEngagedBytes)
-	a.budget = newEngageBudget(o.PublicProjectRateLimit)
+	renderer := render.NewRendererWithin(o.RenderWork)
+	db, clk, log := o.DB, o.Clock, o.Log
+
+	a.Events = event.New(event.Options{Subscribers: []event.Subscriber{
+		func(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
+			return a.Workflows.NoteEvents(ctx, tx, events...)
+		},
+	}})
+	a.Accounts = accounts.New(accounts.Options{DB: db, Clock: clk, Log: log, BaseURL: o.BaseURL,
+		Settings: o.Accounts, Notifier: platformMail{a},
+		ProjectDataRemoved: func(tx *storage.Tx) {
+			a.Tracking.ForgetRemoved(tx)
+			tx.OnCommit(a.Senders.ForgetDomains)
+		}})
+	a.Audience = audience.New(audience.Options{DB: db, Clock: clk, Log: log, Jobs: jobs, Events: a.Events,
+		Accounts: a.Accounts, Verifier: o.Verifier, Metrics: o.Metrics,
+		ContactsRemoved: func(tx *storage.Tx) { a.Tracking.ForgetRemoved(tx) }})
+	a.Senders = senders.New(senders.Options{DB: db, Clock: clk, Log: log, DNS: o.DNS, InboundHost: o.InboundHost})
+	a.Tracking = tracking.New(tracking.Options{DB: db, Clock: clk, Log: log, BaseURL: o.BaseURL, Events: a.Events,
+		Accounts: a.Accounts, Audience: a.Audience, Metrics: o.Metrics, PublicProjectRateLimit: o.PublicProjectRateLimit})
+	a.Messaging = messaging.New(messaging.Options{DB: db, Clock: clk, Log: log, BaseURL: o.BaseURL, Jobs: jobs,
+		Events: a.Events, Accounts: a.Accounts, Audience: a.Audience, Senders: a.Senders, Tracking: a.Tracking,
+		Renderer: renderer, Metrics: o.Metrics, Mailer: o.Mailer, Delivery: o.Delivery, InboundHost: o.InboundHost,
+		SNSFetcher: o.SNSFetcher, Handoff: handoff,
+		CampaignEmailSettled: func(ctx context.Context, tx *storage.Tx, e storage.Email, status string) error {
+			return a.Campaigns.CampaignEmailSettled(ctx, tx, e, status)
+		}})
+	a.Campaigns = campaigns.New(campaigns.Options{DB: db, Clock: clk, Log: log, Jobs: jobs, Accounts: a.Accounts,
+		Audience: a.Audience, Senders: a.Senders, Messaging: a.Messaging, Handoff: handoff})
+	a.Workflows = workflow.New(workflow.Options{DB: db, Clock: clk, Log: log, Jobs: jobs, Audience: a.Audience,
+		Senders: a.Senders, Messaging: a.Messaging, Renderer: renderer, Webhooks: o.Webhooks})
+	a.Notify = notify.New(notify.Options{DB: db, Clock: clk, Log: log, Senders: a.Senders, Messaging: a.Messaging,
+		SystemFrom: o.Accounts.SystemFrom})
+	a.Insights = insights.New(insights.Options{DB: db, Clock: clk, Workflows: a.Workflows})
 	return a
+}
+
+// platformMail is accounts' Notifier: notify is built after accounts.
+type platformMail struct{ a *App }
+
+func (p platformMail) Ready(ctx context.Context) bool { return p.a.Notify.Ready(ctx) }
+
+func (p platformMail) Send(ctx context.Context, to, subject, template string, data any) error {
+	return p.a.Notify.Send(ctx, to, subject, template, data)
 }
 
 // Jobs is the dispatcher that runs the background work.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -67,19 +67,19 @@ func seed(t testing.TB, e *webtest.Env, contacts []seedContact) map[string]strin
 func idFor(prefix string, n int) string { return fmt.Sprintf("%s-%07d", prefix, n) }
 
 // audienceOf compiles a condition given as JSON.
-func audienceOf(t testing.TB, e *webtest.Env, raw string) (app.Audience, error) {
+func audienceOf(t testing.TB, e *webtest.Env, raw string) (audience.Audience, error) {
 	t.Helper()
-	c, err := app.ParseCondition(json.RawMessage(raw), "condition")
+	c, err := audience.ParseCondition(json.RawMessage(raw), "condition")
 	if err != nil {
-		return app.Audience{}, err
+		return audience.Audience{}, err
 	}
-	return e.App.ConditionAudience(context.Background(), e.DB.Reader(), e.Project.ID, c)
+	return e.App.Audience.ConditionAudience(context.Background(), e.DB.Reader(), e.Project.ID, c)
 }
 
 // members returns the sorted contact ids of an audience, and checks that
 // every way of reading it agrees: the id list, the count, keyset batches
 // and the one-contact test.
-func members(t testing.TB, e *webtest.Env, aud app.Audience, all []string) []string {
+func members(t testing.TB, e *webtest.Env, aud audience.Audience, all []string) []string {
 	t.Helper()
 	ctx := context.Background()
 	r := e.DB.Reader()

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -20,16 +21,16 @@ func FuzzConditions(f *testing.F) {
 	ids := seed(f, e, fixture)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		c, err := app.ParseCondition(raw, "condition")
+		c, err := audience.ParseCondition(raw, "condition")
 		if err != nil {
 			clientError(t, raw, err)
 			return
 		}
-		if err := e.App.CheckCondition(ctx, e.DB.Reader(), e.Project.ID, c, "condition", ""); err != nil {
+		if err := e.App.Audience.CheckCondition(ctx, e.DB.Reader(), e.Project.ID, c, "condition", ""); err != nil {
 			clientError(t, raw, err)
 			return
 		}
-		aud, err := e.App.ConditionAudience(ctx, e.DB.Reader(), e.Project.ID, c)
+		aud, err := e.App.Audience.ConditionAudience(ctx, e.DB.Reader(), e.Project.ID, c)
 		if err != nil {
 			t.Fatalf("%s: compile: %v", raw, err)
 		}
@@ -38,7 +39,7 @@ func FuzzConditions(f *testing.F) {
 			t.Fatalf("%s: SQL: %v", raw, err)
 		}
 		for _, id := range ids {
-			has, err := e.App.ContactMatches(ctx, e.Project.ID, id, c)
+			has, err := e.App.Audience.ContactMatches(ctx, e.Project.ID, id, c)
 			if err != nil {
 				t.Fatalf("%s: one contact: %v", raw, err)
 			}
@@ -52,7 +53,7 @@ func FuzzConditions(f *testing.F) {
 // clientError fails unless err is one the API shows as a 4xx.
 func clientError(t *testing.T, raw []byte, err error) {
 	t.Helper()
-	if _, ok := app.AsError(err); !ok {
+	if _, ok := apierr.AsError(err); !ok {
 		t.Fatalf("%s: not a client error: %v", raw, err)
 	}
 }

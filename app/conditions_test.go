@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/web/webtest"
 )
 
@@ -195,9 +196,9 @@ func TestParseConditionErrors(t *testing.T) {
 		{`{"groups": [{"filters": [{"field": "email", "operator": "contains", "value": "a"}], "conditions": 3}]}`, "condition.groups.0.conditions", "invalid_type"},
 	}
 	for _, c := range cases {
-		_, err := app.ParseCondition(json.RawMessage(c.raw), "condition")
-		e, ok := app.AsError(err)
-		if !ok || e.Kind != app.KindValidation {
+		_, err := audience.ParseCondition(json.RawMessage(c.raw), "condition")
+		e, ok := apierr.AsError(err)
+		if !ok || e.Kind != apierr.KindValidation {
 			t.Errorf("%s: want a validation error, got %v", c.raw, err)
 			continue
 		}
@@ -213,20 +214,20 @@ func TestParseConditionErrors(t *testing.T) {
 
 func TestConditionLimits(t *testing.T) {
 	deep := f("email", "contains", "a")
-	for range app.MaxConditionDepth + 1 {
+	for range audience.MaxConditionDepth + 1 {
 		deep = `{"logic":"AND","groups":[{"filters":[],"conditions":` + deep + `}]}`
 	}
-	if _, err := app.ParseCondition(json.RawMessage(deep), "condition"); err == nil {
+	if _, err := audience.ParseCondition(json.RawMessage(deep), "condition"); err == nil {
 		t.Error("a tree nested too deep must be refused")
 	}
-	many := make([]map[string]any, app.MaxConditionFilters+1)
+	many := make([]map[string]any, audience.MaxConditionFilters+1)
 	for i := range many {
 		many[i] = flt("email", "contains", "a")
 	}
-	if _, err := app.ParseCondition(json.RawMessage(tree("AND", group(many...))), "condition"); err == nil {
+	if _, err := audience.ParseCondition(json.RawMessage(tree("AND", group(many...))), "condition"); err == nil {
 		t.Error("too many filters must be refused")
 	}
-	if _, err := app.ParseCondition(json.RawMessage(tree("AND", group(many[1:]...))), "condition"); err != nil {
+	if _, err := audience.ParseCondition(json.RawMessage(tree("AND", group(many[1:]...))), "condition"); err != nil {
 		t.Errorf("100 filters are allowed: %v", err)
 	}
 }

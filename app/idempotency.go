@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -28,7 +29,7 @@ func ValidIdempotencyKey(k string) bool {
 // used on /v1/track is refused on /v1/send too.
 func (a *App) ClaimIdempotencyKey(ctx context.Context, projectID, key, request string) error {
 	if !ValidIdempotencyKey(key) {
-		return BadRequest("Idempotency-Key must be 1 to 255 printable ASCII characters")
+		return apierr.BadRequest("Idempotency-Key must be 1 to 255 printable ASCII characters")
 	}
 	now := a.now()
 	var held storage.IdempotencyRecord
@@ -53,7 +54,7 @@ func (a *App) ClaimIdempotencyKey(ctx context.Context, projectID, key, request s
 	} else {
 		msg = "A request with this Idempotency-Key is still in progress"
 	}
-	return &Error{Kind: KindConflict, Code: "IDEMPOTENCY_KEY_REUSED", Message: msg, Details: details,
+	return &apierr.Error{Kind: apierr.KindConflict, Code: "IDEMPOTENCY_KEY_REUSED", Message: msg, Details: details,
 		Suggestion: "Use a new Idempotency-Key for a new request; keys expire after " + a.idemTTL.String()}
 }
 

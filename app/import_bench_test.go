@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/apptest"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 // BenchmarkImportContacts imports a CSV of HERALD_BENCH_IMPORT_ROWS new
@@ -30,7 +30,7 @@ func BenchmarkImportContacts(b *testing.B) {
 		e := apptest.New(b, apptest.Options{Offline: true})
 		b.StartTimer()
 		cpu0 := processCPU()
-		accepted, err := e.App.ImportContacts(e.Context(), e.Project.ID, file)
+		accepted, err := e.App.Audience.ImportContacts(e.Context(), e.Project.ID, file)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func importBenchCSV(n int) []byte {
 func waitForJob(b *testing.B, e *apptest.Env, id string) {
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
-		s, err := e.App.JobStatus(e.Context(), e.Project.ID, app.JobImportContacts, id)
+		s, err := e.App.Audience.JobStatus(e.Context(), e.Project.ID, audience.JobImportContacts, id)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,13 @@ import (
 	"testing"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/app/apptest"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/campaigns"
+	"github.com/heraldmail/herald/app/messaging"
+	"github.com/heraldmail/herald/app/senders"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 // Every kind of the table says how it ends after its last attempt, and
@@ -14,20 +20,20 @@ func TestEveryJobKindDeclaresATerminalOutcome(t *testing.T) {
 	e := apptest.New(t, apptest.Options{Offline: true, NoWorkers: true, NoProject: true})
 	kinds := e.App.Jobs().Kinds()
 	want := map[string]string{
-		app.JobDeliver:         "give-up hook",
-		app.JobDeliverCampaign: "give-up hook",
-		app.JobCampaignSend:    "give-up hook",
-		app.JobImportContacts:  "kept failed",
-		app.JobBulkContacts:    "kept failed",
-		app.JobCheckDomains:    "rescheduled",
-		app.JobSegments:        "rescheduled",
-		app.JobCleanup:         "rescheduled",
-		app.JobAccounts:        "rescheduled",
+		messaging.JobDeliver:         "give-up hook",
+		messaging.JobDeliverCampaign: "give-up hook",
+		campaigns.JobCampaignSend:    "give-up hook",
+		audience.JobImportContacts:   "kept failed",
+		audience.JobBulkContacts:     "kept failed",
+		senders.JobCheckDomains:      "rescheduled",
+		audience.JobSegments:         "rescheduled",
+		app.JobCleanup:               "rescheduled",
+		accounts.JobAccounts:         "rescheduled",
 
-		app.JobWorkflowEnrol:   "give-up hook",
-		app.JobWorkflowStep:    "give-up hook",
-		app.JobWorkflowTimer:   "give-up hook",
-		app.JobWorkflowWebhook: "give-up hook",
+		workflow.JobEnrol:   "give-up hook",
+		workflow.JobStep:    "give-up hook",
+		workflow.JobTimer:   "give-up hook",
+		workflow.JobWebhook: "give-up hook",
 	}
 	if len(kinds) != len(want) {
 		t.Errorf("%d kinds in the table, %d expected here: a new kind needs its outcome checked", len(kinds), len(want))

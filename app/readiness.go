@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/storage"
 )
@@ -48,7 +48,7 @@ func (a *App) Ready(ctx context.Context) Readiness {
 		checks[CheckMigrations] = "ok"
 	}
 	checks[CheckRelay] = "ok"
-	if p := a.relay.problem(); p != "" {
+	if p := a.Messaging.RelayProblem(); p != "" {
 		checks[CheckRelay] = p
 	}
 	r := Readiness{Ready: true, Checks: checks}
@@ -67,21 +67,6 @@ func problemOf(err error, what string) string {
 	return what + ": " + err.Error()
 }
 
-// countDelivery counts an attempt's outcome in the metrics.
-func (a *App) countDelivery(e storage.Email, status string) {
-	outcome := metrics.Deferred
-	switch status {
-	case storage.EmailDelivered, storage.EmailSent:
-		outcome = metrics.Delivered
-	case storage.EmailBounced:
-		outcome = metrics.Bounced
-	case storage.EmailFailed:
-		outcome = metrics.Failed
-	}
-	_, domain, _ := strings.Cut(e.Recipient, "@")
-	a.metrics.Delivery(outcome, domain)
-}
-
 // MetricsSource answers the metrics read at scrape time.
 func (a *App) MetricsSource() metrics.Source { return metricsSource{a} }
 
@@ -97,7 +82,7 @@ func (s metricsSource) JobCounts(ctx context.Context) ([]metrics.JobCount, error
 }
 
 func (s metricsSource) OldestQueuedDelivery(ctx context.Context) (time.Duration, error) {
-	at, ok, err := storage.OldestWaitingJob(ctx, s.a.db.Reader(), JobDeliver)
+	at, ok, err := storage.OldestWaitingJob(ctx, s.a.db.Reader(), messaging.JobDeliver)
 	if err != nil {
 		return 0, err
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/paging"
 	"github.com/heraldmail/herald/clock/clocktest"
 	"github.com/heraldmail/herald/storage"
 )
@@ -69,7 +71,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 		}
 		b.Logf("seeded %d contacts earlier, in %s", n, dir)
 	} else {
-		p, err := a.CreateProject(ctx, "bench")
+		p, err := a.Accounts.CreateProject(ctx, "bench")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,13 +104,13 @@ func BenchmarkSegmentCount(b *testing.B) {
 				group(flt("data.age", "lessThan", 30), flt("subscribed", "equals", true))))})},
 	}
 	for _, c := range cases {
-		cond, err := app.ParseCondition(json.RawMessage(c.cond), "condition")
+		cond, err := audience.ParseCondition(json.RawMessage(c.cond), "condition")
 		if err != nil {
 			b.Fatal(err)
 		}
 		if os.Getenv("HERALD_BENCH_PLANS") != "" {
 			// The plan of each shape's count, for docs/performance.md.
-			aud, err := a.ConditionAudience(ctx, db.Reader(), projectID, cond)
+			aud, err := a.Audience.ConditionAudience(ctx, db.Reader(), projectID, cond)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -132,7 +134,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 			}
 			cpu0 := processCPU()
 			for b.Loop() {
-				aud, err := a.ConditionAudience(ctx, db.Reader(), projectID, cond)
+				aud, err := a.Audience.ConditionAudience(ctx, db.Reader(), projectID, cond)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -150,7 +152,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 	// one contact between plans: the plan's set is read again), and at
 	// the first count after a start (the project's directory and every
 	// set read once).
-	dataAndEvent, err := app.ParseCondition(json.RawMessage(cases[4].cond), "condition")
+	dataAndEvent, err := audience.ParseCondition(json.RawMessage(cases[4].cond), "condition")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func BenchmarkSegmentCount(b *testing.B) {
 			b.StopTimer()
 			c0 := processCPU()
 			plan := []string{"pro", "free"}[i%2]
-			if _, err := a.Track(ctx, projectID, app.TrackInput{Email: &email, Event: &event,
+			if _, err := a.Audience.Track(ctx, projectID, audience.TrackInput{Email: &email, Event: &event,
 				Data: map[string]any{"plan": plan}}); err != nil {
 				b.Fatal(err)
 			}
@@ -202,18 +204,18 @@ func BenchmarkSegmentCount(b *testing.B) {
 	// /segments/{id}/contacts answers it: the total and 20 contacts, newest
 	// first.
 	name := "Pro buyers"
-	seg, err := a.CreateSegment(ctx, projectID, app.SegmentInput{Name: &name,
+	seg, err := a.Audience.CreateSegment(ctx, projectID, audience.SegmentInput{Name: &name,
 		Condition: json.RawMessage(tree("AND", group(flt("data.plan", "equals", "pro"), flt("event.purchase", "triggered", nil))))})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("members-first-page", func(b *testing.B) {
-		if _, err := a.SegmentContacts(ctx, projectID, seg.ID, app.PageRequest{Page: 1, PageSize: 20}); err != nil {
+		if _, err := a.Audience.SegmentContacts(ctx, projectID, seg.ID, paging.PageRequest{Page: 1, PageSize: 20}); err != nil {
 			b.Fatal(err) // warm, as above
 		}
 		cpu0 := processCPU()
 		for b.Loop() {
-			page, err := a.SegmentContacts(ctx, projectID, seg.ID, app.PageRequest{Page: 1, PageSize: 20})
+			page, err := a.Audience.SegmentContacts(ctx, projectID, seg.ID, paging.PageRequest{Page: 1, PageSize: 20})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -227,8 +229,8 @@ func BenchmarkSegmentCount(b *testing.B) {
 	})
 }
 
-func mustAudience(b *testing.B, a *app.App, db *storage.DB, projectID string, cond *app.Condition) app.Audience {
-	aud, err := a.ConditionAudience(context.Background(), db.Reader(), projectID, cond)
+func mustAudience(b *testing.B, a *app.App, db *storage.DB, projectID string, cond *audience.Condition) audience.Audience {
+	aud, err := a.Audience.ConditionAudience(context.Background(), db.Reader(), projectID, cond)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkTrackWrites(b *testing.B) {
 				if i > int64(b.N) {
 					return
 				}
-				_, err := a.Track(ctx, projectID, trackBenchInput(i))
+				_, err := a.Audience.Track(ctx, projectID, trackBenchInput(i))
 				if err != nil {
 					b.Error(err)
 					return
@@ -59,7 +60,7 @@ func BenchmarkTrackOneByOne(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := processCPU()
 	for i := range int64(b.N) {
-		_, err := a.Track(ctx, projectID, trackBenchInput(i))
+		_, err := a.Audience.Track(ctx, projectID, trackBenchInput(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func trackBenchApp(b *testing.B) (*app.App, string) {
 	}
 	b.Cleanup(func() { db.Close() })
 	a := app.New(app.Options{DB: db, Log: slog.New(slog.DiscardHandler)})
-	p, err := a.CreateProject(b.Context(), "bench")
+	p, err := a.Accounts.CreateProject(b.Context(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,8 +86,8 @@ func trackBenchApp(b *testing.B) (*app.App, string) {
 
 // trackBenchInput is the i-th track: one of 5,000 contacts, /v1/track's
 // benchmark data as the handler decodes it (numbers stay json.Number).
-func trackBenchInput(i int64) app.TrackInput {
+func trackBenchInput(i int64) audience.TrackInput {
 	email, event := fmt.Sprintf("user%d@example.com", i%5000), "page-viewed"
-	return app.TrackInput{Email: &email, Event: &event,
+	return audience.TrackInput{Email: &email, Event: &event,
 		Data: map[string]any{"plan": "pro", "visits": json.Number(strconv.FormatInt(i%100, 10)), "path": "/pricing"}}
 }

@@ -47,7 +47,7 @@ for target in $TARGETS; do
   goos=${target%/*} goarch=${target#*/}
   out="$DIST/herald_${version}_${goos}_${goarch}"
   CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
-    -ldflags "-s -w -buildid= -X main.version=$version -X main.commit=$commit" -o "$out" .
+    -ldflags "-s -w -buildid= -X github.com/heraldmail/herald/cli.version=$version -X github.com/heraldmail/herald/cli.commit=$commit" -o "$out" .
   artifacts+=("$(basename "$out")")
   if [ "$goos" = linux ]; then
     stage=$(mktemp -d)

@@ -11,7 +11,7 @@ class Herald < Formula
 
   def install
     ENV["CGO_ENABLED"] = "0"
-    system "go", "build", *std_go_args(ldflags: "-s -w -X main.version=#{version} -X main.commit=@COMMIT@")
+    system "go", "build", *std_go_args(ldflags: "-s -w -X github.com/heraldmail/herald/cli.version=#{version} -X github.com/heraldmail/herald/cli.commit=@COMMIT@")
   end
 
   service do

@@ -53,7 +53,8 @@ func (k *kind) store() Store {
 
 // New checks the table and returns a dispatcher for it. An undeclared or
 // repeated lane or kind, or a kind without a terminal outcome, is an error.
-func New(o Options) (*Dispatcher, error) {
+func New(o Options) (_ *Dispatcher, err error) {
+	defer wrap(&err, "New")
 	if o.Clock == nil {
 		o.Clock = clock.System{}
 	}
@@ -67,10 +68,10 @@ func New(o Options) (*Dispatcher, error) {
 	}
 	for _, k := range o.Kinds {
 		if err := k.check(lanes); err != nil {
-			return nil, fmt.Errorf("queue: %w", err)
+			return nil, err
 		}
 		if d.kinds[k.Name] != nil {
-			return nil, fmt.Errorf("queue: kind %q is declared twice", k.Name)
+			return nil, fmt.Errorf("kind %q is declared twice", k.Name)
 		}
 		k = k.withDefaults()
 		l := d.lane(k.Lane)
@@ -88,9 +89,9 @@ func (d *Dispatcher) addLanes(lanes []Lane) (map[string]bool, error) {
 	for _, l := range lanes {
 		switch {
 		case l.Name == "":
-			return nil, errors.New("queue: a lane has no name")
+			return nil, errors.New("a lane has no name")
 		case names[l.Name]:
-			return nil, fmt.Errorf("queue: lane %q is declared twice", l.Name)
+			return nil, fmt.Errorf("lane %q is declared twice", l.Name)
 		}
 		names[l.Name] = true
 		if l.Workers <= 0 {
@@ -234,10 +235,11 @@ func (d *Dispatcher) storeOf(kindName string) Store {
 
 // NextRun is when the earliest queued job of a kind is due, from the
 // kind's store.
-func (d *Dispatcher) NextRun(ctx context.Context, kindName string) (time.Time, bool, error) {
+func (d *Dispatcher) NextRun(ctx context.Context, kindName string) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "Dispatcher.NextRun")
 	k, ok := d.kinds[kindName]
 	if !ok {
-		return time.Time{}, false, errors.New("queue: no job kind " + kindName)
+		return time.Time{}, false, errors.New("no job kind " + kindName)
 	}
 	return k.store().NextRun(ctx, d.db.Reader(), kindName)
 }

@@ -22,17 +22,18 @@ type JobSpec struct {
 
 // Enqueue adds a job inside the caller's write, so the job exists if and
 // only if the caller's changes commit; the dispatcher wakes on commit.
-func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (string, error) {
+func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (_ string, err error) {
+	defer wrap(&err, "Dispatcher.Enqueue")
 	k, ok := d.kinds[s.Kind]
 	if !ok {
-		return "", fmt.Errorf("enqueue: no handler for job kind %q", s.Kind)
+		return "", fmt.Errorf("no handler for job kind %q", s.Kind)
 	}
 	if _, jobs := k.Store.(jobsTable); !jobs {
-		return "", fmt.Errorf("enqueue: job kind %q keeps its jobs in a store of its own: add them there and call Queued", s.Kind)
+		return "", fmt.Errorf("job kind %q keeps its jobs in a store of its own: add them there and call Queued", s.Kind)
 	}
 	payload, err := json.Marshal(s.Payload)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("job kind %q: payload: %w", s.Kind, err)
 	}
 	now := d.clock.Now()
 	if s.RunAt.IsZero() {
@@ -49,10 +50,11 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *storage.Tx, s JobSpec) (st
 
 // Queued tells the dispatcher, once tx commits, that jobs of a kind kept
 // in a store of its own were added in tx: its source has work again.
-func (d *Dispatcher) Queued(tx *storage.Tx, kindName string) error {
+func (d *Dispatcher) Queued(tx *storage.Tx, kindName string) (err error) {
+	defer wrap(&err, "Dispatcher.Queued")
 	k, ok := d.kinds[kindName]
 	if !ok {
-		return fmt.Errorf("queue: no job kind %q", kindName)
+		return fmt.Errorf("no job kind %q", kindName)
 	}
 	d.wakeOnCommit(tx, k)
 	return nil
@@ -69,7 +71,8 @@ func (d *Dispatcher) wakeOnCommit(tx *storage.Tx, k *kind) {
 
 // SchedulePeriodic makes sure each periodic kind has its job, once: the
 // kind's name is the job's unique key, so restarts add no copies.
-func (d *Dispatcher) SchedulePeriodic(ctx context.Context) error {
+func (d *Dispatcher) SchedulePeriodic(ctx context.Context) (err error) {
+	defer wrap(&err, "Dispatcher.SchedulePeriodic")
 	return d.db.Write(ctx, func(tx *storage.Tx) error {
 		for _, k := range d.table {
 			if k.Every == 0 {
@@ -87,7 +90,8 @@ func (d *Dispatcher) SchedulePeriodic(ctx context.Context) error {
 // active when it died, so that they are claimed now rather than when their
 // leases run out: run again, or given up if that was their last attempt.
 // Call it before Run, and only while holding the data directory's lock.
-func (d *Dispatcher) RecoverInterrupted(ctx context.Context) error {
+func (d *Dispatcher) RecoverInterrupted(ctx context.Context) (err error) {
+	defer wrap(&err, "Dispatcher.RecoverInterrupted")
 	stores, _ := d.stores()
 	return d.db.Write(ctx, func(tx *storage.Tx) error {
 		var total int64

@@ -47,7 +47,8 @@ type LaneCount struct {
 
 // Counts returns the jobs by lane and state, every lane and state present
 // (0 included), for the metrics.
-func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
+func (d *Dispatcher) Counts(ctx context.Context) (_ []LaneCount, err error) {
+	defer wrap(&err, "Dispatcher.Counts")
 	var rows []storage.KindStateCount
 	stores, _ := d.stores()
 	for _, s := range stores {
@@ -83,10 +84,11 @@ func (d *Dispatcher) Counts(ctx context.Context) ([]LaneCount, error) {
 // text of the error given to Postpone), for at most within, due now,
 // inside the caller's write. (A store of its own may not keep the reason:
 // it then resumes whatever waits for at most within.)
-func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string, within time.Duration) error {
+func (d *Dispatcher) ResumePostponed(ctx context.Context, tx *storage.Tx, kind, reason string, within time.Duration) (err error) {
+	defer wrap(&err, "Dispatcher.ResumePostponed")
 	k, ok := d.kinds[kind]
 	if !ok {
-		return errors.New("queue: no job kind " + kind)
+		return errors.New("no job kind " + kind)
 	}
 	if err := k.store().ResumePostponed(ctx, tx, kind, reason, within, d.clock.Now()); err != nil {
 		return err

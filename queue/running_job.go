@@ -30,7 +30,8 @@ type RunningJob struct {
 // completed jobs are not kept (KeepFor 0) and that are not periodic; the
 // handler must then return no error. The same write claims the lane's next
 // due job, which this job's worker then runs (claim_next.go).
-func (j *RunningJob) FinishIn(ctx context.Context, tx *storage.Tx) error {
+func (j *RunningJob) FinishIn(ctx context.Context, tx *storage.Tx) (err error) {
+	defer wrap(&err, "RunningJob.FinishIn")
 	if err := j.d.storeOf(j.Kind).Remove(ctx, tx, j.Job, false, "", j.d.clock.Now()); err != nil {
 		return err
 	}
@@ -45,14 +46,16 @@ func (j *RunningJob) FinishIn(ctx context.Context, tx *storage.Tx) error {
 // resumes, and renews the lease. Pass a nil checkpoint to keep the last one.
 // Handlers that write rows should call it inside the same write as the rows
 // (see SaveProgress) so that progress and work can never disagree.
-func (j *RunningJob) Progress(ctx context.Context, percent int, checkpoint any) error {
+func (j *RunningJob) Progress(ctx context.Context, percent int, checkpoint any) (err error) {
+	defer wrap(&err, "RunningJob.Progress")
 	return j.d.db.Write(context.WithoutCancel(ctx), func(tx *storage.Tx) error {
 		return j.SaveProgress(ctx, tx, percent, checkpoint)
 	})
 }
 
 // SaveProgress is Progress inside the caller's write.
-func (j *RunningJob) SaveProgress(ctx context.Context, tx *storage.Tx, percent int, checkpoint any) error {
+func (j *RunningJob) SaveProgress(ctx context.Context, tx *storage.Tx, percent int, checkpoint any) (err error) {
+	defer wrap(&err, "RunningJob.SaveProgress")
 	var cp []byte
 	if checkpoint != nil {
 		var err error

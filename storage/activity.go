@@ -39,7 +39,8 @@ func (f ActivityFilter) args() []any {
 // ListActivity returns up to limit events, newest first, before the id
 // afterID ("" for the first page). Ids are UUIDv7: id order is the order
 // events were recorded, and the table is clustered on it.
-func ListActivity(ctx context.Context, q Querier, f ActivityFilter, afterID string, limit int) ([]Activity, error) {
+func ListActivity(ctx context.Context, q Querier, f ActivityFilter, afterID string, limit int) (_ []Activity, err error) {
+	defer wrap(&err, "ListActivity")
 	rows, err := q.Query(ctx, `SELECT ev.id, ev.name, COALESCE(ev.contact_id, ''), COALESCE(c.email, ''), ev.data, ev.created_at`+
 		activityFilterSQL+` AND (?6 = '' OR ev.id < ?6) ORDER BY ev.id DESC LIMIT ?7`, append(f.args(), afterID, limit)...)
 	return collect(rows, err, func(s scanner) (Activity, error) {
@@ -53,15 +54,17 @@ func ListActivity(ctx context.Context, q Querier, f ActivityFilter, afterID stri
 }
 
 // CountActivity counts the events a filter selects.
-func CountActivity(ctx context.Context, q Querier, f ActivityFilter) (int, error) {
+func CountActivity(ctx context.Context, q Querier, f ActivityFilter) (_ int, err error) {
+	defer wrap(&err, "CountActivity")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+activityFilterSQL, f.args()...).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+activityFilterSQL, f.args()...).Scan(&n)
 	return n, err
 }
 
 // CountEventsByName counts a project's events per name recorded in
 // [from, to).
-func CountEventsByName(ctx context.Context, q Querier, projectID string, from, to time.Time) (map[string]int, error) {
+func CountEventsByName(ctx context.Context, q Querier, projectID string, from, to time.Time) (_ map[string]int, err error) {
+	defer wrap(&err, "CountEventsByName")
 	rows, err := q.Query(ctx, `SELECT name, COUNT(*) FROM events WHERE project_id = ? AND created_at >= ? AND created_at < ?
 		GROUP BY name`, projectID, Millis(from), Millis(to))
 	if err != nil {
@@ -93,7 +96,8 @@ const QuarterHour = 15 * time.Minute
 
 // EmailEventSlots counts a project's email.* events of the given names in
 // [from, to) per quarter hour.
-func EmailEventSlots(ctx context.Context, q Querier, projectID string, names []string, from, to time.Time) ([]SlotCount, error) {
+func EmailEventSlots(ctx context.Context, q Querier, projectID string, names []string, from, to time.Time) (_ []SlotCount, err error) {
+	defer wrap(&err, "EmailEventSlots")
 	namesJSON, _ := json.Marshal(names)
 	slot := QuarterHour.Milliseconds()
 	rows, err := q.Query(ctx, `SELECT name, created_at / ?1 * ?1, COUNT(*) FROM events
@@ -116,7 +120,8 @@ type CampaignCountsRow struct {
 
 // AllCampaignCounts returns every campaign of a project, newest first,
 // with its email counts (zero for campaigns without emails).
-func AllCampaignCounts(ctx context.Context, q Querier, projectID string) ([]CampaignCountsRow, error) {
+func AllCampaignCounts(ctx context.Context, q Querier, projectID string) (_ []CampaignCountsRow, err error) {
+	defer wrap(&err, "AllCampaignCounts")
 	rows, err := q.Query(ctx, `SELECT id, name, status FROM campaigns WHERE project_id = ? ORDER BY created_at DESC, id`, projectID)
 	out, err := collect(rows, err, func(s scanner) (CampaignCountsRow, error) {
 		var r CampaignCountsRow

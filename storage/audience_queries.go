@@ -36,7 +36,8 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 }
 
 // CountAudience counts the audience's contacts.
-func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
+func CountAudience(ctx context.Context, q Querier, a Audience) (_ int, err error) {
+	defer wrap(&err, "CountAudience")
 	query, args, ok := a.storedCountSQL()
 	if s, scan := q.(scanQuerier); scan && !ok {
 		if n, ok, err := s.db.bitmapCount(ctx, a); ok || err != nil {
@@ -53,13 +54,14 @@ func CountAudience(ctx context.Context, q Querier, a Audience) (int, error) {
 	}
 	set, args := a.setSQL("", "", true)
 	var n int
-	err := queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
+	err = queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
 	return n, err
 }
 
 // AudiencePage returns contacts of the audience, newest first, skipping
 // offset of them: the page lists of GET /segments/{id}/contacts.
-func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
+func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) (_ []Contact, err error) {
+	defer wrap(&err, "AudiencePage")
 	if s, scan := q.(scanQuerier); scan {
 		if page, ok, err := s.db.bitmapPage(ctx, a, offset, limit); ok || err != nil {
 			return page, err
@@ -101,7 +103,8 @@ func audiencePageNewest(ctx context.Context, q Querier, a Audience, offset, limi
 // greater than after ("" to start), in id order: keyset batches for a
 // fan-out. The bound is pushed into every index read, so a batch costs its
 // own size for tests on equality, not the size of the whole audience.
-func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, limit int) ([]Contact, error) {
+func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, limit int) (_ []Contact, err error) {
+	defer wrap(&err, "AudienceBatch")
 	set, args := a.setSQL(">", after, false)
 	query := `SELECT ` + contactColumns + ` FROM contacts WHERE id IN (` + set + ` ORDER BY 1 LIMIT ?) ORDER BY id`
 	rows, err := queryAdhoc(ctx, q, query, append(args, limit)...)
@@ -110,15 +113,17 @@ func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, lim
 
 // AudienceHas reports whether one contact belongs to the audience: every
 // read becomes a point lookup on that contact's id.
-func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (bool, error) {
+func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (_ bool, err error) {
+	defer wrap(&err, "AudienceHas")
 	set, args := a.setSQL("=", contactID, false)
 	var ok bool
-	err := queryRowAdhoc(ctx, q, `SELECT EXISTS (`+set+`)`, args...).Scan(&ok)
+	err = queryRowAdhoc(ctx, q, `SELECT EXISTS (`+set+`)`, args...).Scan(&ok)
 	return ok, err
 }
 
 // AudienceIDs returns the ids of the audience's contacts, in id order.
-func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
+func AudienceIDs(ctx context.Context, q Querier, a Audience) (_ []string, err error) {
+	defer wrap(&err, "AudienceIDs")
 	set, args := a.setSQL("", "", true)
 	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) ORDER BY 1`, args...)
 	return collect(rows, err, scanString)
@@ -126,7 +131,8 @@ func AudienceIDs(ctx context.Context, q Querier, a Audience) ([]string, error) {
 
 // ExplainAudienceCount returns SQLite's plan for CountAudience, one line
 // per step, so that tests can check which indexes a count reads.
-func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) ([]string, error) {
+func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) (_ []string, err error) {
+	defer wrap(&err, "ExplainAudienceCount")
 	set, args := a.setSQL("", "", true)
 	query := `SELECT COUNT(*) FROM (` + set + `)`
 	if cq, cargs, ok := a.storedCountSQL(); ok {

@@ -18,32 +18,33 @@ import (
 // goes on writing (WAL readers do not block the writer). The copy is
 // written beside dest and renamed into place, so dest is never a partial
 // file; it is 0600.
-func Backup(ctx context.Context, dataDir, dest string) error {
+func Backup(ctx context.Context, dataDir, dest string) (err error) {
+	defer wrap(&err, "Backup")
 	src := filepath.Join(dataDir, FileName)
 	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	db, err := sql.Open("sqlite", dsn(src, false))
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s: %w", src, err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	tmp := dest + ".partial-" + strconv.Itoa(os.Getpid())
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("backup: create %s: %w", tmp, err)
+		return fmt.Errorf("create %s: %w", tmp, err)
 	}
 	f.Close()
 	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
-		return fmt.Errorf("backup of %s into %s: %w", src, dest, err)
+		return fmt.Errorf("vacuum %s into %s: %w", src, dest, err)
 	}
 	if err := syncFile(tmp); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, dest); err != nil {
-		return fmt.Errorf("backup: %w", err)
+		return err
 	}
 	return syncDir(filepath.Dir(dest))
 }
@@ -52,13 +53,14 @@ func Backup(ctx context.Context, dataDir, dest string) error {
 // Herald database this binary can run: SQLite's quick_check passes, it
 // has Herald's migrations table, and none newer than this binary knows.
 // It returns the backup's migration version.
-func CheckBackup(ctx context.Context, path string) (int64, error) {
+func CheckBackup(ctx context.Context, path string) (_ int64, err error) {
+	defer wrap(&err, "CheckBackup")
 	if _, err := os.Stat(path); err != nil {
 		return 0, err
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&"+url.Values{"_pragma": {"busy_timeout(10000)"}}.Encode())
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
 	var check string
@@ -85,7 +87,8 @@ func CheckBackup(ctx context.Context, path string) (int64, error) {
 // The copy is written beside the database and renamed over it once
 // complete, after the old WAL and shared-memory files are gone (the WAL
 // of the old database must never be applied to the restored one).
-func Restore(dataDir, backup string) error {
+func Restore(dataDir, backup string) (err error) {
+	defer wrap(&err, "Restore")
 	dst := filepath.Join(dataDir, FileName)
 	tmp := dst + ".restoring"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -100,11 +103,11 @@ func Restore(dataDir, backup string) error {
 	}
 	for _, side := range []string{dst + "-wal", dst + "-shm"} {
 		if err := os.Remove(side); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("restore: remove %s: %w", side, err)
+			return err
 		}
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("restore: %w", err)
+		return err
 	}
 	return syncDir(dataDir)
 }
@@ -121,7 +124,7 @@ func copyInto(dst, src string) error {
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		return fmt.Errorf("restore: copy %s: %w", src, err)
+		return fmt.Errorf("copy %s: %w", src, err)
 	}
 	if err := out.Sync(); err != nil {
 		out.Close()

@@ -39,15 +39,17 @@ func scanCounts(s scanner, c *CampaignCounts, lead ...any) error {
 }
 
 // CountCampaignEmails counts one campaign's emails by outcome.
-func CountCampaignEmails(ctx context.Context, q Querier, campaignID string) (CampaignCounts, error) {
+func CountCampaignEmails(ctx context.Context, q Querier, campaignID string) (_ CampaignCounts, err error) {
+	defer wrap(&err, "CountCampaignEmails")
 	var c CampaignCounts
-	err := scanCounts(q.QueryRow(ctx, `SELECT `+campaignCountsSQL+` FROM emails WHERE campaign_id = ?`, campaignID), &c)
+	err = scanCounts(q.QueryRow(ctx, `SELECT `+campaignCountsSQL+` FROM emails WHERE campaign_id = ?`, campaignID), &c)
 	return c, err
 }
 
 // CountCampaignsEmails counts the emails of several campaigns at once (a
 // list page); campaigns without emails are absent from the map.
-func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (map[string]CampaignCounts, error) {
+func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (_ map[string]CampaignCounts, err error) {
+	defer wrap(&err, "CountCampaignsEmails")
 	out := map[string]CampaignCounts{}
 	if len(ids) == 0 {
 		return out, nil
@@ -76,7 +78,8 @@ func CountCampaignsEmails(ctx context.Context, q Querier, ids []string) (map[str
 
 // CancelCampaignEmails withdraws a campaign's emails that no delivery
 // attempt has started; their delivery jobs then find nothing to do.
-func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now time.Time) (int64, error) {
+func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.CancelCampaignEmails")
 	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', due_at = NULL, updated_at = ?
 		WHERE campaign_id = ? AND status = 'PENDING'`, Millis(now), campaignID))
 	if err != nil || n == 0 {
@@ -89,7 +92,8 @@ func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now t
 
 // FinishCampaign marks a SENDING campaign whose fan-out is done SENT once
 // none of its emails is waiting for delivery. It reports whether it did.
-func (tx *Tx) FinishCampaign(ctx context.Context, campaignID string, now time.Time) (bool, error) {
+func (tx *Tx) FinishCampaign(ctx context.Context, campaignID string, now time.Time) (_ bool, err error) {
+	defer wrap(&err, "Tx.FinishCampaign")
 	n, err := affected(tx.Exec(ctx, `UPDATE campaigns SET status = 'SENT', updated_at = ?1
 		WHERE id = ?2 AND status = 'SENDING' AND fanout_done = 1
 		AND NOT EXISTS (SELECT 1 FROM emails WHERE campaign_id = ?2 AND status IN ('PENDING', 'SENDING'))`,

@@ -84,16 +84,18 @@ func (c Campaign) args() []any {
 }
 
 // InsertCampaign stores a new campaign.
-func (tx *Tx) InsertCampaign(ctx context.Context, c Campaign) error {
-	_, err := tx.Exec(ctx, `INSERT INTO campaigns (`+campaignInsertColumns+`)
+func (tx *Tx) InsertCampaign(ctx context.Context, c Campaign) (err error) {
+	defer wrap(&err, "Tx.InsertCampaign")
+	_, err = tx.Exec(ctx, `INSERT INTO campaigns (`+campaignInsertColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.args()...)
 	return err
 }
 
 // UpdateCampaign writes every field of a campaign but its id, project and
 // creation time.
-func (tx *Tx) UpdateCampaign(ctx context.Context, c Campaign) error {
-	_, err := tx.Exec(ctx, `UPDATE campaigns SET name = ?, description = ?, subject = ?, body = ?, from_email = ?,
+func (tx *Tx) UpdateCampaign(ctx context.Context, c Campaign) (err error) {
+	defer wrap(&err, "Tx.UpdateCampaign")
+	_, err = tx.Exec(ctx, `UPDATE campaigns SET name = ?, description = ?, subject = ?, body = ?, from_email = ?,
 		from_domain = ?, from_name = ?, reply_to = ?, type = ?, status = ?, audience_type = ?, segment_id = ?,
 		audience_condition = ?, scheduled_for = ?, sent_at = ?, total_recipients = ?, send_token = ?,
 		fanout_done = ?, updated_at = ? WHERE id = ? AND project_id = ?`,
@@ -106,18 +108,21 @@ func (tx *Tx) UpdateCampaign(ctx context.Context, c Campaign) error {
 
 // DeleteCampaign removes a campaign. Its email rows stay: they are the
 // record of what was sent.
-func (tx *Tx) DeleteCampaign(ctx context.Context, projectID, id string) (bool, error) {
+func (tx *Tx) DeleteCampaign(ctx context.Context, projectID, id string) (_ bool, err error) {
+	defer wrap(&err, "Tx.DeleteCampaign")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM campaigns WHERE project_id = ? AND id = ?`, projectID, id))
 	return n > 0, err
 }
 
 // CampaignByID finds a campaign of a project.
-func CampaignByID(ctx context.Context, q Querier, projectID, id string) (Campaign, error) {
+func CampaignByID(ctx context.Context, q Querier, projectID, id string) (_ Campaign, err error) {
+	defer wrap(&err, "CampaignByID")
 	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE project_id = ? AND id = ?`, projectID, id))
 }
 
 // CampaignByIDAnyProject finds a campaign by id alone: the jobs of a send.
-func CampaignByIDAnyProject(ctx context.Context, q Querier, id string) (Campaign, error) {
+func CampaignByIDAnyProject(ctx context.Context, q Querier, id string) (_ Campaign, err error) {
+	defer wrap(&err, "CampaignByIDAnyProject")
 	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = ?`, id))
 }
 
@@ -149,7 +154,8 @@ func (f CampaignFilter) args() []any {
 
 // ListCampaigns returns one page of campaigns sorted by an allow-listed
 // column (the CampaignSort constants), ties broken by id.
-func ListCampaigns(ctx context.Context, q Querier, f CampaignFilter, sort string, desc bool, offset, limit int) ([]Campaign, error) {
+func ListCampaigns(ctx context.Context, q Querier, f CampaignFilter, sort string, desc bool, offset, limit int) (_ []Campaign, err error) {
+	defer wrap(&err, "ListCampaigns")
 	switch sort {
 	case CampaignSortCreated, CampaignSortUpdated, CampaignSortName:
 	default:
@@ -165,33 +171,37 @@ func ListCampaigns(ctx context.Context, q Querier, f CampaignFilter, sort string
 }
 
 // CountCampaigns counts the campaigns a filter selects.
-func CountCampaigns(ctx context.Context, q Querier, f CampaignFilter) (int, error) {
+func CountCampaigns(ctx context.Context, q Querier, f CampaignFilter) (_ int, err error) {
+	defer wrap(&err, "CountCampaigns")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+campaignFilterSQL, f.args()...).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+campaignFilterSQL, f.args()...).Scan(&n)
 	return n, err
 }
 
 // CampaignsUsingSegment counts the project's SCHEDULED or SENDING
 // campaigns whose segmentId is the segment or whose audience condition
 // names it.
-func CampaignsUsingSegment(ctx context.Context, q Querier, projectID, segmentID string) (int, error) {
+func CampaignsUsingSegment(ctx context.Context, q Querier, projectID, segmentID string) (_ int, err error) {
+	defer wrap(&err, "CampaignsUsingSegment")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM campaigns WHERE project_id = ?1 AND status IN ('SCHEDULED', 'SENDING')
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM campaigns WHERE project_id = ?1 AND status IN ('SCHEDULED', 'SENDING')
 		AND (segment_id = ?2 OR instr(audience_condition, ?2) > 0)`, projectID, segmentID).Scan(&n)
 	return n, err
 }
 
 // CountActiveCampaignsFromDomain counts the project's SCHEDULED or SENDING
 // campaigns that send from a domain.
-func CountActiveCampaignsFromDomain(ctx context.Context, q Querier, projectID, domain string) (int, error) {
+func CountActiveCampaignsFromDomain(ctx context.Context, q Querier, projectID, domain string) (_ int, err error) {
+	defer wrap(&err, "CountActiveCampaignsFromDomain")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM campaigns WHERE project_id = ? AND from_domain = ?
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM campaigns WHERE project_id = ? AND from_domain = ?
 		AND status IN ('SCHEDULED', 'SENDING')`, projectID, domain).Scan(&n)
 	return n, err
 }
 
 // UpcomingCampaigns lists the project's SCHEDULED campaigns, soonest first.
-func UpcomingCampaigns(ctx context.Context, q Querier, projectID string, limit int) ([]Campaign, error) {
+func UpcomingCampaigns(ctx context.Context, q Querier, projectID string, limit int) (_ []Campaign, err error) {
+	defer wrap(&err, "UpcomingCampaigns")
 	rows, err := q.Query(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE project_id = ? AND status = 'SCHEDULED'
 		ORDER BY scheduled_for, id LIMIT ?`, projectID, limit)
 	return collect(rows, err, scanCampaign)

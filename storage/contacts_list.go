@@ -47,7 +47,8 @@ func contactOrderSQL(sort ContactSort, desc bool) (after, order string) {
 }
 
 // ListContacts returns up to p.Limit contacts after p.After.
-func ListContacts(ctx context.Context, q Querier, p ContactPage) ([]Contact, error) {
+func ListContacts(ctx context.Context, q Querier, p ContactPage) (_ []Contact, err error) {
+	defer wrap(&err, "ListContacts")
 	after, order := contactOrderSQL(p.Sort, p.Desc)
 	query := `SELECT ` + contactColumns + contactFilterSQL
 	var key any
@@ -65,9 +66,10 @@ func ListContacts(ctx context.Context, q Querier, p ContactPage) ([]Contact, err
 }
 
 // CountContacts counts the contacts a filter selects.
-func CountContacts(ctx context.Context, q Querier, f ContactFilter) (int, error) {
+func CountContacts(ctx context.Context, q Querier, f ContactFilter) (_ int, err error) {
+	defer wrap(&err, "CountContacts")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+contactFilterSQL, f.ProjectID, searchArg(f.Search), f.Subscribed).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+contactFilterSQL, f.ProjectID, searchArg(f.Search), f.Subscribed).Scan(&n)
 	return n, err
 }
 

@@ -61,7 +61,8 @@ type Options struct {
 
 // Open opens (creating if needed) the database in dataDir, applies pending
 // migrations, and starts the writer.
-func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
+func Open(ctx context.Context, dataDir string, opts Options) (_ *DB, err error) {
+	defer wrap(&err, "Open")
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -82,7 +83,7 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 	db.stop = make(chan struct{})
 	if err := db.startCheckpointer(ctx); err != nil {
 		db.closeConns()
-		return nil, err
+		return nil, fmt.Errorf("checkpointer: %w", err)
 	}
 	db.onBatch = opts.OnBatch
 	db.startWriter(ctx, opts)
@@ -91,7 +92,8 @@ func Open(ctx context.Context, dataDir string, opts Options) (*DB, error) {
 
 // OpenWithoutMigrating opens the database for the migrate command, which
 // decides itself whether to apply migrations. No writer is started.
-func OpenWithoutMigrating(dataDir string) (*sql.DB, error) {
+func OpenWithoutMigrating(dataDir string) (_ *sql.DB, err error) {
+	defer wrap(&err, "OpenWithoutMigrating")
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -200,8 +202,8 @@ func (db *DB) Path() string { return db.path }
 
 // Close stops the writer after the writes already queued, checkpoints the
 // WAL and closes every connection.
-func (db *DB) Close() error {
-	var err error
+func (db *DB) Close() (err error) {
+	defer wrap(&err, "DB.Close")
 	db.closeMu.Do(func() {
 		if db.stop != nil {
 			close(db.stop)

@@ -77,7 +77,8 @@ func (b *bodyDrops) forgetDropped(n int) {
 // DropFinishedBodies deletes the bodies of emails in a final status that a
 // crash left behind (their delete was still gathered). It reads every
 // stored body, a small table: only emails waiting for delivery keep one.
-func (tx *Tx) DropFinishedBodies(ctx context.Context) (int64, error) {
+func (tx *Tx) DropFinishedBodies(ctx context.Context) (_ int64, err error) {
+	defer wrap(&err, "Tx.DropFinishedBodies")
 	return affected(tx.Exec(ctx, `DELETE FROM email_bodies WHERE email_id IN
 		(SELECT b.email_id FROM email_bodies b JOIN emails e ON e.id = b.email_id
 		 WHERE e.status NOT IN ('PENDING', 'SENDING'))`))

@@ -31,7 +31,8 @@ type QueuedEmail struct {
 // dispatcher gives it up instead of sending it. The due emails are found
 // by rowid, which the queue's index holds: the index alone answers, with
 // no lookup of the table by id.
-func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]QueuedEmail, error) {
+func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []QueuedEmail, err error) {
+	defer wrap(&err, "Tx.ClaimQueuedEmails")
 	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
 		WHERE rowid IN (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
 		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil), limit)
@@ -40,7 +41,8 @@ func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, 
 
 // ClaimQueuedEmail is ClaimQueuedEmails for one email, the claim a finishing
 // delivery makes for its slot: a lookup by id instead of a set.
-func (tx *Tx) ClaimQueuedEmail(ctx context.Context, now, leaseUntil time.Time) ([]QueuedEmail, error) {
+func (tx *Tx) ClaimQueuedEmail(ctx context.Context, now, leaseUntil time.Time) (_ []QueuedEmail, err error) {
+	defer wrap(&err, "Tx.ClaimQueuedEmail")
 	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
 		WHERE rowid = (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
 		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil))
@@ -69,7 +71,8 @@ func scanQueuedEmail(s scanner) (QueuedEmail, error) {
 
 // ExtendQueuedEmail renews the lease of an email's attempt. It reports
 // false when the email is no longer leased to this attempt.
-func (tx *Tx) ExtendQueuedEmail(ctx context.Context, id string, attempt int, leaseUntil, now time.Time) (bool, error) {
+func (tx *Tx) ExtendQueuedEmail(ctx context.Context, id string, attempt int, leaseUntil, now time.Time) (_ bool, err error) {
+	defer wrap(&err, "Tx.ExtendQueuedEmail")
 	n, err := affected(tx.Exec(ctx, `UPDATE emails SET due_at = ?1, updated_at = ?2
 		WHERE id = ?3 AND attempts = ?4 AND status = 'SENDING' AND due_at IS NOT NULL`,
 		Millis(leaseUntil), Millis(now), id, attempt))
@@ -79,27 +82,30 @@ func (tx *Tx) ExtendQueuedEmail(ctx context.Context, id string, attempt int, lea
 // RequeueEmail puts an attempt's email back in the queue, PENDING and due
 // at runAt; uncounted takes the attempt back (one that shutdown cut short,
 // or that could not run). An email in a final state stays as it is.
-func (tx *Tx) RequeueEmail(ctx context.Context, id string, attempt int, runAt time.Time, uncounted bool, now time.Time) error {
+func (tx *Tx) RequeueEmail(ctx context.Context, id string, attempt int, runAt time.Time, uncounted bool, now time.Time) (err error) {
+	defer wrap(&err, "Tx.RequeueEmail")
 	undo := 0
 	if uncounted {
 		undo = 1
 	}
-	_, err := tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', due_at = ?1, attempts = attempts - ?2, updated_at = ?3
+	_, err = tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', due_at = ?1, attempts = attempts - ?2, updated_at = ?3
 		WHERE id = ?4 AND attempts = ?5 AND status IN ('PENDING', 'SENDING') AND due_at IS NOT NULL`,
 		Millis(runAt), undo, Millis(now), id, attempt)
 	return err
 }
 
 // UnqueueEmail takes an email out of the queue, whatever its status.
-func (tx *Tx) UnqueueEmail(ctx context.Context, id string) error {
-	_, err := tx.Exec(ctx, `UPDATE emails SET due_at = NULL WHERE id = ? AND due_at IS NOT NULL`, id)
+func (tx *Tx) UnqueueEmail(ctx context.Context, id string) (err error) {
+	defer wrap(&err, "Tx.UnqueueEmail")
+	_, err = tx.Exec(ctx, `UPDATE emails SET due_at = NULL WHERE id = ? AND due_at IS NOT NULL`, id)
 	return err
 }
 
 // ResumeQueuedEmails makes the PENDING emails due after now and no later
 // than until due now.
-func (tx *Tx) ResumeQueuedEmails(ctx context.Context, now, until time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE emails SET due_at = ?1, updated_at = ?1
+func (tx *Tx) ResumeQueuedEmails(ctx context.Context, now, until time.Time) (err error) {
+	defer wrap(&err, "Tx.ResumeQueuedEmails")
+	_, err = tx.Exec(ctx, `UPDATE emails SET due_at = ?1, updated_at = ?1
 		WHERE due_at > ?1 AND due_at <= ?2 AND status = 'PENDING'`, Millis(now), Millis(until))
 	return err
 }
@@ -107,16 +113,18 @@ func (tx *Tx) ResumeQueuedEmails(ctx context.Context, now, until time.Time) erro
 // ExpireEmailLeases ends the lease of every queued email marked SENDING,
 // so that the next claim takes it: again, or given up if that was its last
 // attempt. Only a server starting up calls it (see ExpireJobLeases).
-func (tx *Tx) ExpireEmailLeases(ctx context.Context, now time.Time) (int64, error) {
+func (tx *Tx) ExpireEmailLeases(ctx context.Context, now time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.ExpireEmailLeases")
 	return affected(tx.Exec(ctx, `UPDATE emails SET due_at = ?1, updated_at = ?1
 		WHERE due_at > ?1 AND status = 'SENDING'`, Millis(now)))
 }
 
 // NextQueuedEmailTime is when, after the given time, the earliest queued
 // email falls due or lease runs out.
-func NextQueuedEmailTime(ctx context.Context, q Querier, after time.Time) (time.Time, bool, error) {
+func NextQueuedEmailTime(ctx context.Context, q Querier, after time.Time) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "NextQueuedEmailTime")
 	var next sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT MIN(due_at) FROM emails WHERE due_at > ?`, Millis(after)).Scan(&next)
+	err = q.QueryRow(ctx, `SELECT MIN(due_at) FROM emails WHERE due_at > ?`, Millis(after)).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
@@ -124,9 +132,10 @@ func NextQueuedEmailTime(ctx context.Context, q Querier, after time.Time) (time.
 }
 
 // NextQueuedEmailRun is when the earliest PENDING queued email is due.
-func NextQueuedEmailRun(ctx context.Context, q Querier) (time.Time, bool, error) {
+func NextQueuedEmailRun(ctx context.Context, q Querier) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "NextQueuedEmailRun")
 	var next sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT MIN(due_at) FROM emails WHERE due_at IS NOT NULL AND status = 'PENDING'`).Scan(&next)
+	err = q.QueryRow(ctx, `SELECT MIN(due_at) FROM emails WHERE due_at IS NOT NULL AND status = 'PENDING'`).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
@@ -136,15 +145,17 @@ func NextQueuedEmailRun(ctx context.Context, q Querier) (time.Time, bool, error)
 // QueuedEmailCounts counts the queued emails waiting (PENDING) and being
 // attempted (SENDING), from the queue's index alone.
 func QueuedEmailCounts(ctx context.Context, q Querier) (pending, sending int, err error) {
+	defer wrap(&err, "QueuedEmailCounts")
 	err = q.QueryRow(ctx, `SELECT COALESCE(SUM(status = 'PENDING'), 0), COALESCE(SUM(status = 'SENDING'), 0)
 		FROM emails WHERE due_at IS NOT NULL`).Scan(&pending, &sending)
 	return pending, sending, err
 }
 
 // OldestQueuedEmail is when the oldest queued email was created.
-func OldestQueuedEmail(ctx context.Context, q Querier) (time.Time, bool, error) {
+func OldestQueuedEmail(ctx context.Context, q Querier) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "OldestQueuedEmail")
 	var ms sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT MIN(created_at) FROM emails WHERE due_at IS NOT NULL`).Scan(&ms)
+	err = q.QueryRow(ctx, `SELECT MIN(created_at) FROM emails WHERE due_at IS NOT NULL`).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

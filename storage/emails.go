@@ -98,7 +98,8 @@ func optTime(v sql.NullInt64) *time.Time {
 
 // InsertEmail stores an email with its tracked links, and its signed bytes
 // until it reaches a final state.
-func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
+func (tx *Tx) InsertEmail(ctx context.Context, e Email) (err error) {
+	defer wrap(&err, "Tx.InsertEmail")
 	var links any
 	if len(e.Links) > 0 {
 		b, err := json.Marshal(e.Links)
@@ -107,7 +108,7 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) error {
 		}
 		links = string(b)
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
+	_, err = tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
 			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at,
 			workflow_execution_id, workflow_step_execution_id, due_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -137,7 +138,8 @@ func dueAt(e Email) any {
 // EmailBody returns the signed bytes of an email waiting for delivery;
 // ErrNotFound once a final state's body was deleted (a delivered email's
 // with a later write: email_bodies_drop.go), so callers check the status.
-func EmailBody(ctx context.Context, q Querier, id string) ([]byte, error) {
+func EmailBody(ctx context.Context, q Querier, id string) (_ []byte, err error) {
+	defer wrap(&err, "EmailBody")
 	var data []byte
 	var codec int
 	if err := q.QueryRow(ctx, `SELECT raw, codec FROM email_bodies WHERE email_id = ?`, id).Scan(&data, &codec); err != nil {
@@ -147,26 +149,30 @@ func EmailBody(ctx context.Context, q Querier, id string) ([]byte, error) {
 }
 
 // EmailByID finds an email, without its bytes.
-func EmailByID(ctx context.Context, q Querier, id string) (Email, error) {
+func EmailByID(ctx context.Context, q Querier, id string) (_ Email, err error) {
+	defer wrap(&err, "EmailByID")
 	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
 }
 
 // EmailByMessageID finds an email by its Message-ID header value.
-func EmailByMessageID(ctx context.Context, q Querier, messageID string) (Email, error) {
+func EmailByMessageID(ctx context.Context, q Querier, messageID string) (_ Email, err error) {
+	defer wrap(&err, "EmailByMessageID")
 	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ?`, messageID))
 }
 
 // StartAttempt marks an email SENDING and counts the attempt. It reports
 // false when the email is no longer waiting for delivery (delivered by an
 // attempt whose acknowledgement was recorded, or cancelled).
-func (tx *Tx) StartAttempt(ctx context.Context, id string, now time.Time) (bool, error) {
+func (tx *Tx) StartAttempt(ctx context.Context, id string, now time.Time) (_ bool, err error) {
+	defer wrap(&err, "Tx.StartAttempt")
 	_, ok, err := tx.StartAttemptRow(ctx, id, now)
 	return ok, err
 }
 
 // StartAttemptRow is StartAttempt returning the email as it now is (without
 // its bytes), so that the attempt need not read it again.
-func (tx *Tx) StartAttemptRow(ctx context.Context, id string, now time.Time) (Email, bool, error) {
+func (tx *Tx) StartAttemptRow(ctx context.Context, id string, now time.Time) (_ Email, _ bool, err error) {
+	defer wrap(&err, "Tx.StartAttemptRow")
 	e, err := scanEmail(tx.QueryRow(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, updated_at = ?
 		WHERE id = ? AND status IN ('PENDING', 'SENDING') RETURNING `+emailColumns, Millis(now), id))
 	if errors.Is(err, ErrNotFound) {
@@ -177,8 +183,9 @@ func (tx *Tx) StartAttemptRow(ctx context.Context, id string, now time.Time) (Em
 
 // UndoAttempt takes back the attempt StartAttempt counted, for an attempt
 // that did not happen (see app's relay check): the email waits again.
-func (tx *Tx) UndoAttempt(ctx context.Context, id string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', attempts = max(attempts - 1, 0), updated_at = ?
+func (tx *Tx) UndoAttempt(ctx context.Context, id string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.UndoAttempt")
+	_, err = tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', attempts = max(attempts - 1, 0), updated_at = ?
 		WHERE id = ? AND status = 'SENDING'`, Millis(now), id)
 	return err
 }
@@ -199,8 +206,9 @@ type AttemptOutcome struct {
 // own, makes it PENDING at the backoff's time, and should the server die
 // between the two, the start-up's lease expiry (which takes SENDING emails
 // only) makes it due at once instead of when the lease would have ended.
-func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE emails SET status = CASE WHEN ?1 = 'PENDING' AND due_at IS NOT NULL THEN status ELSE ?1 END,
+func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, now time.Time) (err error) {
+	defer wrap(&err, "Tx.RecordAttempt")
+	_, err = tx.Exec(ctx, `UPDATE emails SET status = CASE WHEN ?1 = 'PENDING' AND due_at IS NOT NULL THEN status ELSE ?1 END,
 			last_code = ?2, last_enhanced = ?3, last_response = ?4,
 			mx_host = ?5, updated_at = ?6,
 			sent_at = CASE WHEN ?1 = 'SENT' THEN ?6 ELSE sent_at END,
@@ -220,6 +228,7 @@ func (tx *Tx) RecordAttempt(ctx context.Context, id string, o AttemptOutcome, no
 // delivery (opened, clicked, complained, and bounced or delivered when a
 // notification arrives later). It reports whether this was the first time.
 func (tx *Tx) MarkEmail(ctx context.Context, id, column string, now time.Time) (first bool, err error) {
+	defer wrap(&err, "Tx.MarkEmail")
 	var query string
 	switch column {
 	case "opened_at":
@@ -238,7 +247,8 @@ func (tx *Tx) MarkEmail(ctx context.Context, id, column string, now time.Time) (
 // FailEmail marks FAILED, with reason as its last response, an email still
 // waiting for delivery, and drops its stored bytes. It reports whether the
 // email was waiting: one in a final state is left as it is.
-func (tx *Tx) FailEmail(ctx context.Context, id, reason string, now time.Time) (bool, error) {
+func (tx *Tx) FailEmail(ctx context.Context, id, reason string, now time.Time) (_ bool, err error) {
+	defer wrap(&err, "Tx.FailEmail")
 	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'FAILED', last_response = ?1, failed_at = ?2, updated_at = ?2,
 			due_at = NULL
 		WHERE id = ?3 AND status IN ('PENDING', 'SENDING')`, reason, Millis(now), id))
@@ -251,6 +261,7 @@ func (tx *Tx) FailEmail(ctx context.Context, id, reason string, now time.Time) (
 
 // SetEmailStatus moves an email to a status reported after the fact (a
 // bounce notification, a relay's delivery report), with its timestamp.
-func (tx *Tx) SetEmailStatus(ctx context.Context, id, status, response string, now time.Time) error {
+func (tx *Tx) SetEmailStatus(ctx context.Context, id, status, response string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.SetEmailStatus")
 	return tx.RecordAttempt(ctx, id, AttemptOutcome{Status: status, Response: response}, now)
 }

@@ -19,10 +19,11 @@ type EngagedEmail struct {
 
 // EngagedEmailByID reads an email's EngagedEmail: the columns an open or
 // a click uses, not the whole row (EmailByID).
-func EngagedEmailByID(ctx context.Context, q Querier, id string) (EngagedEmail, error) {
+func EngagedEmailByID(ctx context.Context, q Querier, id string) (_ EngagedEmail, err error) {
+	defer wrap(&err, "EngagedEmailByID")
 	var e EngagedEmail
 	var links []byte
-	err := q.QueryRow(ctx, `SELECT id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''),
+	err = q.QueryRow(ctx, `SELECT id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''),
 		COALESCE(template_id, ''), COALESCE(workflow_id, ''), COALESCE(workflow_execution_id, ''),
 		message_id, sender, subject, links, opened_at IS NOT NULL, clicked_at IS NOT NULL
 		FROM emails WHERE id = ?`, id).Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID,

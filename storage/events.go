@@ -29,12 +29,13 @@ func scanEvent(s scanner) (Event, error) {
 }
 
 // InsertEvent stores an event.
-func (tx *Tx) InsertEvent(ctx context.Context, e Event) error {
+func (tx *Tx) InsertEvent(ctx context.Context, e Event) (err error) {
+	defer wrap(&err, "Tx.InsertEvent")
 	var contact any
 	if e.ContactID != "" {
 		contact = e.ContactID
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, contact, e.Name, string(e.Data), Millis(e.CreatedAt))
 	return err
 }
@@ -52,7 +53,8 @@ const eventFilterSQL = ` FROM events WHERE project_id = ?1
 
 // ListEvents returns up to limit events, newest first, after the cursor.
 // Ids are UUIDv7, so id order is the order events were recorded.
-func ListEvents(ctx context.Context, q Querier, f EventFilter, after *Cursor, limit int) ([]Event, error) {
+func ListEvents(ctx context.Context, q Querier, f EventFilter, after *Cursor, limit int) (_ []Event, err error) {
+	defer wrap(&err, "ListEvents")
 	query := `SELECT ` + eventColumns + eventFilterSQL
 	var afterID any
 	if after != nil {
@@ -70,9 +72,10 @@ func EventCursor(e Event) Cursor {
 }
 
 // CountEvents counts the events a filter selects.
-func CountEvents(ctx context.Context, q Querier, f EventFilter) (int, error) {
+func CountEvents(ctx context.Context, q Querier, f EventFilter) (_ int, err error) {
+	defer wrap(&err, "CountEvents")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+eventFilterSQL, f.ProjectID, f.Name, f.ContactID).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+eventFilterSQL, f.ProjectID, f.Name, f.ContactID).Scan(&n)
 	return n, err
 }
 
@@ -84,7 +87,8 @@ type NameCount struct {
 }
 
 // EventStats counts events per name, most frequent first.
-func EventStats(ctx context.Context, q Querier, projectID string) ([]NameCount, error) {
+func EventStats(ctx context.Context, q Querier, projectID string) (_ []NameCount, err error) {
+	defer wrap(&err, "EventStats")
 	rows, err := q.Query(ctx, `SELECT name, COUNT(*), MAX(created_at) FROM events WHERE project_id = ?
 		GROUP BY name ORDER BY COUNT(*) DESC, name`, projectID)
 	return collect(rows, err, func(s scanner) (NameCount, error) {
@@ -97,7 +101,8 @@ func EventStats(ctx context.Context, q Querier, projectID string) ([]NameCount, 
 }
 
 // EventNames returns the distinct event names of a project, sorted.
-func EventNames(ctx context.Context, q Querier, projectID string) ([]string, error) {
+func EventNames(ctx context.Context, q Querier, projectID string) (_ []string, err error) {
+	defer wrap(&err, "EventNames")
 	rows, err := q.Query(ctx, `SELECT DISTINCT name FROM events WHERE project_id = ? ORDER BY name`, projectID)
 	return collect(rows, err, func(s scanner) (string, error) {
 		var n string
@@ -106,6 +111,7 @@ func EventNames(ctx context.Context, q Querier, projectID string) ([]string, err
 }
 
 // DeleteEventsNamed deletes every event of a project with that name.
-func (tx *Tx) DeleteEventsNamed(ctx context.Context, projectID, name string) (int64, error) {
+func (tx *Tx) DeleteEventsNamed(ctx context.Context, projectID, name string) (_ int64, err error) {
+	defer wrap(&err, "Tx.DeleteEventsNamed")
 	return affected(tx.Exec(ctx, `DELETE FROM events WHERE project_id = ? AND name = ?`, projectID, name))
 }

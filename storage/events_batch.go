@@ -11,7 +11,8 @@ const eventsPerStatement = 2000
 // InsertEvents stores many events with few statements: each statement
 // inserts a slice of them from one JSON array, which costs far less than
 // a statement per event when a segment compute emits thousands.
-func (tx *Tx) InsertEvents(ctx context.Context, events []Event) error {
+func (tx *Tx) InsertEvents(ctx context.Context, events []Event) (err error) {
+	defer wrap(&err, "Tx.InsertEvents")
 	type row struct {
 		ID        string `json:"i"`
 		ProjectID string `json:"p"`

@@ -17,8 +17,9 @@ import (
 // So the check costs nothing when the contact is there. An INSERT ...
 // SELECT ... WHERE EXISTS (the contact) was measured 2.7 µs dearer per
 // event (docs/performance.md, "The recorded event's SQL, fifth pass").
-func (tx *Tx) InsertContactEvent(ctx context.Context, e Event) (bool, error) {
-	err := tx.InsertEvent(ctx, e)
+func (tx *Tx) InsertContactEvent(ctx context.Context, e Event) (_ bool, err error) {
+	defer wrap(&err, "Tx.InsertContactEvent")
+	err = tx.InsertEvent(ctx, e)
 	if isForeignKeyViolation(err) {
 		return false, nil
 	}
@@ -26,7 +27,8 @@ func (tx *Tx) InsertContactEvent(ctx context.Context, e Event) (bool, error) {
 }
 
 // isForeignKeyViolation reports a foreign key's failure, or the contact
-// check's, which says the same.
+// check's, which says the same. It reads the driver's message, which the
+// operation names wrapped around it (errors.go) leave whole.
 func isForeignKeyViolation(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
 }

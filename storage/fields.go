@@ -17,7 +17,8 @@ type FieldStat struct {
 }
 
 // ContactFieldStats returns statistics for every data key in use.
-func ContactFieldStats(ctx context.Context, q Querier, projectID string) ([]FieldStat, error) {
+func ContactFieldStats(ctx context.Context, q Querier, projectID string) (_ []FieldStat, err error) {
+	defer wrap(&err, "ContactFieldStats")
 	rows, err := q.Query(ctx, `SELECT je.key, COUNT(*),
 			SUM(je.type IN ('integer', 'real')),
 			SUM(je.type IN ('true', 'false')),
@@ -39,7 +40,8 @@ type ValueCount struct {
 }
 
 // ContactFieldValues returns the most frequent distinct values of a key.
-func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, limit int) ([]ValueCount, error) {
+func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, limit int) (_ []ValueCount, err error) {
+	defer wrap(&err, "ContactFieldValues")
 	// json_each gives true and false as the SQL integers 1 and 0, and
 	// objects as text, so the JSON text of each value is rebuilt from its
 	// type, and values are grouped by type too: true is not 1, nor
@@ -65,7 +67,8 @@ func ContactFieldValues(ctx context.Context, q Querier, projectID, key string, l
 // that key whatever characters it holds (a JSON path would have to quote
 // them) and leaves every other value as it was: rebuilding the object from
 // json_each would turn true and false into 1 and 0.
-func (tx *Tx) DeleteContactField(ctx context.Context, projectID, key string, now time.Time) (int64, error) {
+func (tx *Tx) DeleteContactField(ctx context.Context, projectID, key string, now time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.DeleteContactField")
 	return affected(tx.Exec(ctx, `UPDATE contacts
 		SET data = json_patch(data, json_object(?2, NULL)),
 		    updated_at = ?3

@@ -17,7 +17,8 @@ import (
 // owner: root running `herald project create` on a packaged install must
 // not leave a database the herald user can no longer write. A file the
 // caller cannot write is an error naming the file, its owner and the fix.
-func PrepareFile(path string) error {
+func PrepareFile(path string) (err error) {
+	defer wrap(&err, "PrepareFile")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, os.ErrPermission) {
 		return notWritable(path)

@@ -38,6 +38,7 @@ func markIdempotentEffect(ctx context.Context, tx *Tx) error {
 // answered, the others are released so that the request can be retried.
 // It must run at start, before requests are served.
 func (tx *Tx) RecoverIdempotencyKeys(ctx context.Context) (completed, released int64, err error) {
+	defer wrap(&err, "Tx.RecoverIdempotencyKeys")
 	var res sql.Result
 	if res, err = tx.Exec(ctx, `UPDATE idempotency_keys SET status_code = committed_status
 		WHERE status_code IS NULL AND committed_status IS NOT NULL`); err != nil {

@@ -65,7 +65,8 @@ func nullable(s string) any {
 
 // InsertJob queues a job. With a UniqueKey that already exists, nothing is
 // inserted and the result is false.
-func (tx *Tx) InsertJob(ctx context.Context, j Job) (bool, error) {
+func (tx *Tx) InsertJob(ctx context.Context, j Job) (_ bool, err error) {
+	defer wrap(&err, "Tx.InsertJob")
 	n, err := affected(tx.Exec(ctx, `INSERT INTO jobs (id, project_id, kind, payload, state, run_at, max_attempts,
 			unique_key, created_at, updated_at)
 		VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?) ON CONFLICT (unique_key) DO NOTHING`,
@@ -79,7 +80,8 @@ func (tx *Tx) InsertJob(ctx context.Context, j Job) (bool, error) {
 // because their worker died. Each claim counts an attempt, so a job whose
 // worker died during its last attempt comes back with more attempts than
 // its maximum: the dispatcher gives it up instead of running it.
-func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil time.Time, limit int) ([]Job, error) {
+func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil time.Time, limit int) (_ []Job, err error) {
+	defer wrap(&err, "Tx.ClaimJobs")
 	rows, err := tx.Query(ctx, `UPDATE jobs SET state = 'active', lease_until = ?2, attempts = attempts + 1, updated_at = ?1
 		WHERE id IN (
 			SELECT id FROM jobs WHERE state = 'queued' AND run_at <= ?1 AND kind IN (SELECT value FROM json_each(?4))
@@ -98,6 +100,7 @@ func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil tim
 // looked up per kind (jobs_queued_by_kind): the kinds are few, and an index
 // by due time alone would be one more for every claim to update.
 func NextJobTime(ctx context.Context, q Querier, after time.Time, kinds []string) (t time.Time, ok bool, err error) {
+	defer wrap(&err, "NextJobTime")
 	var next sql.NullInt64
 	err = q.QueryRow(ctx, `SELECT MIN(t) FROM (
 		SELECT (SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = k.value AND run_at > ?1) AS t
@@ -112,7 +115,8 @@ func NextJobTime(ctx context.Context, q Querier, after time.Time, kinds []string
 
 // ExtendJob renews a lease and records progress and a checkpoint. It
 // reports false when the job is no longer leased to this attempt.
-func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress int, checkpoint []byte, leaseUntil, now time.Time) (bool, error) {
+func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress int, checkpoint []byte, leaseUntil, now time.Time) (_ bool, err error) {
+	defer wrap(&err, "Tx.ExtendJob")
 	n, err := affected(tx.Exec(ctx, `UPDATE jobs SET lease_until = ?, progress = ?, checkpoint = COALESCE(?, checkpoint), updated_at = ?
 		WHERE id = ? AND state = 'active' AND attempts = ?`,
 		Millis(leaseUntil), progress, nullBytes(checkpoint), Millis(now), id, attempt))
@@ -122,12 +126,13 @@ func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress in
 // FinishJob marks an attempt completed (result may be nil) or failed. A job
 // given up after its worker died on its last attempt was claimed once more
 // than allowed; it is recorded at its maximum.
-func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state string, result []byte, reason string, now time.Time) error {
+func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state string, result []byte, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.FinishJob")
 	progress := 100
 	if state == JobFailed {
 		progress = -1 // keep the last reported progress
 	}
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
+	_, err = tx.Exec(ctx, `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
 			attempts = MIN(attempts, max_attempts),
 			progress = CASE WHEN ? < 0 THEN progress ELSE ? END, updated_at = ?
 		WHERE id = ? AND attempts = ?`,
@@ -136,16 +141,18 @@ func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state strin
 }
 
 // RetryJob puts an attempt back in the queue for runAt, noting why it failed.
-func (tx *Tx) RetryJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, lease_until = NULL, failed_reason = ?, updated_at = ?
+func (tx *Tx) RetryJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.RetryJob")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, lease_until = NULL, failed_reason = ?, updated_at = ?
 		WHERE id = ? AND attempts = ?`, Millis(runAt), reason, Millis(now), id, attempt)
 	return err
 }
 
 // ReleaseJob puts back in the queue, due now, an attempt that shutdown cut
 // short. The attempt is not counted: it did not fail.
-func (tx *Tx) ReleaseJob(ctx context.Context, id string, attempt int, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
+func (tx *Tx) ReleaseJob(ctx context.Context, id string, attempt int, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.ReleaseJob")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
 			failed_reason = ?2, updated_at = ?1
 		WHERE id = ?3 AND attempts = ?4`, Millis(now), reason, id, attempt)
 	return err
@@ -153,8 +160,9 @@ func (tx *Tx) ReleaseJob(ctx context.Context, id string, attempt int, reason str
 
 // PostponeJob puts an attempt back in the queue, due at runAt, without
 // counting it: the job could not run for a reason outside itself.
-func (tx *Tx) PostponeJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
+func (tx *Tx) PostponeJob(ctx context.Context, id string, attempt int, runAt time.Time, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.PostponeJob")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?1, attempts = attempts - 1, lease_until = NULL,
 			failed_reason = ?2, updated_at = ?3
 		WHERE id = ?4 AND attempts = ?5`, Millis(runAt), reason, Millis(now), id, attempt)
 	return err
@@ -162,33 +170,38 @@ func (tx *Tx) PostponeJob(ctx context.Context, id string, attempt int, runAt tim
 
 // ResumePostponedJobs makes the queued jobs of a kind postponed for a
 // reason due now.
-func (tx *Tx) ResumePostponedJobs(ctx context.Context, kind, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET run_at = ?1, updated_at = ?1
+func (tx *Tx) ResumePostponedJobs(ctx context.Context, kind, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.ResumePostponedJobs")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET run_at = ?1, updated_at = ?1
 		WHERE kind = ?2 AND state = 'queued' AND failed_reason = ?3 AND run_at > ?1`, Millis(now), kind, reason)
 	return err
 }
 
 // RescheduleJob queues a finished periodic job again from a clean slate.
-func (tx *Tx) RescheduleJob(ctx context.Context, id string, runAt, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, attempts = 0, lease_until = NULL,
+func (tx *Tx) RescheduleJob(ctx context.Context, id string, runAt, now time.Time) (err error) {
+	defer wrap(&err, "Tx.RescheduleJob")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET state = 'queued', run_at = ?, attempts = 0, lease_until = NULL,
 			progress = 0, checkpoint = NULL, failed_reason = NULL, updated_at = ? WHERE id = ?`,
 		Millis(runAt), Millis(now), id)
 	return err
 }
 
 // DeleteJob removes a job.
-func (tx *Tx) DeleteJob(ctx context.Context, id string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM jobs WHERE id = ?`, id)
+func (tx *Tx) DeleteJob(ctx context.Context, id string) (err error) {
+	defer wrap(&err, "Tx.DeleteJob")
+	_, err = tx.Exec(ctx, `DELETE FROM jobs WHERE id = ?`, id)
 	return err
 }
 
 // DeleteFinishedJobs removes completed and failed jobs last touched before t.
-func (tx *Tx) DeleteFinishedJobs(ctx context.Context, before time.Time) (int64, error) {
+func (tx *Tx) DeleteFinishedJobs(ctx context.Context, before time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.DeleteFinishedJobs")
 	return affected(tx.Exec(ctx, `DELETE FROM jobs WHERE state IN ('completed', 'failed') AND updated_at < ?`, Millis(before)))
 }
 
 // JobByID finds a job of a project.
-func JobByID(ctx context.Context, q Querier, projectID, id string) (Job, error) {
+func JobByID(ctx context.Context, q Querier, projectID, id string) (_ Job, err error) {
+	defer wrap(&err, "JobByID")
 	return scanJob(q.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ? AND project_id = ?`, id, projectID))
 }
 
@@ -200,9 +213,10 @@ func nullBytes(b []byte) any {
 }
 
 // NextRunOfKind is when the earliest queued job of a kind is due.
-func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool, error) {
+func NextRunOfKind(ctx context.Context, q Querier, kind string) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "NextRunOfKind")
 	var next sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = ?`, kind).Scan(&next)
+	err = q.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = ?`, kind).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
@@ -213,6 +227,7 @@ func NextRunOfKind(ctx context.Context, q Querier, kind string) (time.Time, bool
 // next claim takes them: again, or given up if that was their last
 // attempt. Only a server starting up calls it: the lock on the data
 // directory guarantees those jobs' workers are gone.
-func (tx *Tx) ExpireJobLeases(ctx context.Context, now time.Time) (int64, error) {
+func (tx *Tx) ExpireJobLeases(ctx context.Context, now time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.ExpireJobLeases")
 	return affected(tx.Exec(ctx, `UPDATE jobs SET lease_until = ?1, updated_at = ?1 WHERE state = 'active'`, Millis(now)))
 }

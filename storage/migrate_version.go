@@ -21,6 +21,7 @@ func (e ErrTooNew) Error() string {
 // Versions returns the newest migration applied to the database (0 for a
 // new one) and the newest this binary embeds. It writes nothing.
 func Versions(ctx context.Context, db *sql.DB) (database, known int64, err error) {
+	defer wrap(&err, "Versions")
 	p, err := NewMigrator(db)
 	if err != nil {
 		return 0, 0, err
@@ -47,7 +48,7 @@ func Versions(ctx context.Context, db *sql.DB) (database, known int64, err error
 func checkNotTooNew(ctx context.Context, db *sql.DB) error {
 	have, known, err := Versions(ctx, db)
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return err
 	}
 	if have > known {
 		return ErrTooNew{Database: have, Known: known}
@@ -58,5 +59,6 @@ func checkNotTooNew(ctx context.Context, db *sql.DB) error {
 // Versions returns the newest migration applied to the database and the
 // newest this binary embeds, read on the reader pool.
 func (db *DB) Versions(ctx context.Context) (database, known int64, err error) {
+	defer wrap(&err, "DB.Versions")
 	return Versions(ctx, db.reader)
 }

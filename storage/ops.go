@@ -13,7 +13,8 @@ type KindStateCount struct {
 }
 
 // JobCounts counts the jobs queued, active and failed, by kind.
-func JobCounts(ctx context.Context, q Querier) ([]KindStateCount, error) {
+func JobCounts(ctx context.Context, q Querier) (_ []KindStateCount, err error) {
+	defer wrap(&err, "JobCounts")
 	rows, err := q.Query(ctx, `SELECT kind, state, count(*) FROM jobs WHERE state IN ('queued', 'active', 'failed')
 		GROUP BY kind, state`)
 	if err != nil {
@@ -34,6 +35,7 @@ func JobCounts(ctx context.Context, q Querier) ([]KindStateCount, error) {
 // OldestWaitingJob is when the oldest job of a kind still waiting (queued
 // or running) was created; ok is false when none waits.
 func OldestWaitingJob(ctx context.Context, q Querier, kind string) (at time.Time, ok bool, err error) {
+	defer wrap(&err, "OldestWaitingJob")
 	var ms sql.NullInt64
 	err = q.QueryRow(ctx, `SELECT min(created_at) FROM jobs WHERE kind = ? AND state IN ('queued', 'active')`, kind).Scan(&ms)
 	if err != nil || !ms.Valid {
@@ -44,8 +46,9 @@ func OldestWaitingJob(ctx context.Context, q Querier, kind string) (at time.Time
 
 // ProbeWrite is the readiness check's write: a real row written and
 // committed, so a read-only file, a full disk or a stuck writer shows.
-func (tx *Tx) ProbeWrite(ctx context.Context, now time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('health.probe', ?)
+func (tx *Tx) ProbeWrite(ctx context.Context, now time.Time) (err error) {
+	defer wrap(&err, "Tx.ProbeWrite")
+	_, err = tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('health.probe', ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, now.UTC().Format(time.RFC3339Nano))
 	return err
 }

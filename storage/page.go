@@ -29,7 +29,8 @@ func (c Cursor) Encode() string {
 }
 
 // DecodeCursor parses a client's cursor; "" means the first page.
-func DecodeCursor(s string) (*Cursor, error) {
+func DecodeCursor(s string) (_ *Cursor, err error) {
+	defer wrap(&err, "DecodeCursor")
 	if s == "" {
 		return nil, nil
 	}

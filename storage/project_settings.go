@@ -15,7 +15,8 @@ type ProjectSettings struct {
 }
 
 // UpdateProjectSettings changes a project's settings.
-func (tx *Tx) UpdateProjectSettings(ctx context.Context, id string, s ProjectSettings, now time.Time) error {
+func (tx *Tx) UpdateProjectSettings(ctx context.Context, id string, s ProjectSettings, now time.Time) (err error) {
+	defer wrap(&err, "Tx.UpdateProjectSettings")
 	n, err := affected(tx.Exec(ctx, `UPDATE projects SET name = coalesce(?, name), tracking = coalesce(?, tracking),
 		tracking_enabled = coalesce(?, tracking) <> 'DISABLED', language = coalesce(?, language), updated_at = ? WHERE id = ?`,
 		s.Name, s.Tracking, s.Tracking, s.Language, Millis(now), id))
@@ -26,14 +27,16 @@ func (tx *Tx) UpdateProjectSettings(ctx context.Context, id string, s ProjectSet
 }
 
 // SetProjectDisabled disables or enables a project, with the reason.
-func (tx *Tx) SetProjectDisabled(ctx context.Context, id string, disabled bool, reason string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE projects SET disabled = ?, disabled_reason = nullif(?, ''), updated_at = ? WHERE id = ?`,
+func (tx *Tx) SetProjectDisabled(ctx context.Context, id string, disabled bool, reason string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.SetProjectDisabled")
+	_, err = tx.Exec(ctx, `UPDATE projects SET disabled = ?, disabled_reason = nullif(?, ''), updated_at = ? WHERE id = ?`,
 		disabled, reason, Millis(now), id)
 	return err
 }
 
 // DeleteProject removes a project and, by cascade, everything it owns.
-func (tx *Tx) DeleteProject(ctx context.Context, id string) error {
+func (tx *Tx) DeleteProject(ctx context.Context, id string) (err error) {
+	defer wrap(&err, "Tx.DeleteProject")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM projects WHERE id = ?`, id))
 	if err == nil && n == 0 {
 		return ErrNotFound
@@ -46,7 +49,8 @@ func (tx *Tx) DeleteProject(ctx context.Context, id string) error {
 // from the schema, so tables that later migrations add are wiped too unless
 // they are named in keep. Foreign keys are checked at commit, when every
 // row of the project is gone, so the order of the deletes does not matter.
-func (tx *Tx) ResetProject(ctx context.Context, id string, keep map[string]bool) error {
+func (tx *Tx) ResetProject(ctx context.Context, id string, keep map[string]bool) (err error) {
+	defer wrap(&err, "Tx.ResetProject")
 	if _, err := tx.Exec(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
 		return err
 	}
@@ -79,9 +83,10 @@ type Limits struct {
 }
 
 // ProjectLimits reads a project's caps.
-func ProjectLimits(ctx context.Context, q Querier, id string) (Limits, error) {
+func ProjectLimits(ctx context.Context, q Querier, id string) (_ Limits, err error) {
+	defer wrap(&err, "ProjectLimits")
 	var w, c, t, i sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT limit_workflows, limit_campaigns, limit_transactional, limit_inbound FROM projects WHERE id = ?`, id).
+	err = q.QueryRow(ctx, `SELECT limit_workflows, limit_campaigns, limit_transactional, limit_inbound FROM projects WHERE id = ?`, id).
 		Scan(&w, &c, &t, &i)
 	return Limits{Workflows: ptr(w), Campaigns: ptr(c), Transactional: ptr(t), Inbound: ptr(i)}, notFound(err)
 }
@@ -94,7 +99,8 @@ func ptr(n sql.NullInt64) *int64 {
 }
 
 // SetProjectLimits replaces a project's caps.
-func (tx *Tx) SetProjectLimits(ctx context.Context, id string, l Limits, now time.Time) error {
+func (tx *Tx) SetProjectLimits(ctx context.Context, id string, l Limits, now time.Time) (err error) {
+	defer wrap(&err, "Tx.SetProjectLimits")
 	n, err := affected(tx.Exec(ctx, `UPDATE projects SET limit_workflows = ?, limit_campaigns = ?, limit_transactional = ?,
 		limit_inbound = ?, updated_at = ? WHERE id = ?`, l.Workflows, l.Campaigns, l.Transactional, l.Inbound, Millis(now), id))
 	if err == nil && n == 0 {
@@ -114,9 +120,10 @@ type Usage struct {
 // ProjectUsage counts a project's emails of [from, to) by source. A
 // campaign's test send (no contact, no campaign, its subject prefixed
 // "[TEST] ") counts nowhere.
-func ProjectUsage(ctx context.Context, q Querier, projectID string, from, to time.Time) (Usage, error) {
+func ProjectUsage(ctx context.Context, q Querier, projectID string, from, to time.Time) (_ Usage, err error) {
+	defer wrap(&err, "ProjectUsage")
 	var u Usage
-	err := q.QueryRow(ctx, `SELECT
+	err = q.QueryRow(ctx, `SELECT
 		coalesce(sum(campaign_id IS NULL AND workflow_id IS NULL
 			AND NOT (contact_id IS NULL AND subject LIKE '[TEST] %')), 0),
 		coalesce(sum(campaign_id IS NOT NULL), 0),

@@ -33,7 +33,8 @@ func scanProject(s scanner) (Project, error) {
 }
 
 // InsertProject stores a new project.
-func (tx *Tx) InsertProject(ctx context.Context, p Project) error {
+func (tx *Tx) InsertProject(ctx context.Context, p Project) (err error) {
+	defer wrap(&err, "Tx.InsertProject")
 	if p.Tracking == "" {
 		p.Tracking = "ENABLED"
 		if !p.TrackingEnabled {
@@ -43,7 +44,7 @@ func (tx *Tx) InsertProject(ctx context.Context, p Project) error {
 	if p.Language == "" {
 		p.Language = "en"
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO projects (id, name, public_key, secret_key, tracking_enabled, disabled,
+	_, err = tx.Exec(ctx, `INSERT INTO projects (id, name, public_key, secret_key, tracking_enabled, disabled,
 		created_at, updated_at, tracking, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.Name, p.Public, p.Secret, p.TrackingEnabled, p.Disabled, Millis(p.CreatedAt), Millis(p.UpdatedAt),
 		p.Tracking, p.Language)
@@ -51,7 +52,8 @@ func (tx *Tx) InsertProject(ctx context.Context, p Project) error {
 }
 
 // ReplaceProjectKeys sets a project's key pair.
-func (tx *Tx) ReplaceProjectKeys(ctx context.Context, id, public, secret string, now time.Time) error {
+func (tx *Tx) ReplaceProjectKeys(ctx context.Context, id, public, secret string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.ReplaceProjectKeys")
 	n, err := affected(tx.Exec(ctx, `UPDATE projects SET public_key = ?, secret_key = ?, updated_at = ? WHERE id = ?`,
 		public, secret, Millis(now), id))
 	if err == nil && n == 0 {
@@ -61,17 +63,20 @@ func (tx *Tx) ReplaceProjectKeys(ctx context.Context, id, public, secret string,
 }
 
 // ProjectByKey finds the project owning a public or secret key.
-func ProjectByKey(ctx context.Context, q Querier, key string) (Project, error) {
+func ProjectByKey(ctx context.Context, q Querier, key string) (_ Project, err error) {
+	defer wrap(&err, "ProjectByKey")
 	return scanProject(q.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE public_key = ?1 OR secret_key = ?1`, key))
 }
 
 // ProjectByID finds a project.
-func ProjectByID(ctx context.Context, q Querier, id string) (Project, error) {
+func ProjectByID(ctx context.Context, q Querier, id string) (_ Project, err error) {
+	defer wrap(&err, "ProjectByID")
 	return scanProject(q.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
 }
 
 // ListProjects returns every project, oldest first.
-func ListProjects(ctx context.Context, q Querier) ([]Project, error) {
+func ListProjects(ctx context.Context, q Querier) (_ []Project, err error) {
+	defer wrap(&err, "ListProjects")
 	rows, err := q.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY created_at, id`)
 	return collect(rows, err, scanProject)
 }

@@ -19,7 +19,8 @@ type MailCounts struct {
 // all time), a project's emails created since then, and its permanent
 // bounces and complaints that happened since then; one pass over the
 // project's emails serves every window.
-func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since ...time.Time) ([]MailCounts, error) {
+func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since ...time.Time) (_ []MailCounts, err error) {
+	defer wrap(&err, "ProjectMailCounts")
 	var cols []string
 	args := []any{projectID}
 	for _, t := range since {
@@ -37,13 +38,14 @@ func ProjectMailCounts(ctx context.Context, q Querier, projectID string, since .
 	for i := range out {
 		dest = append(dest, &out[i].Total, &out[i].Bounces, &out[i].Complaints)
 	}
-	err := q.QueryRow(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM emails WHERE project_id = ?1`, args...).Scan(dest...)
+	err = q.QueryRow(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM emails WHERE project_id = ?1`, args...).Scan(dest...)
 	return out, err
 }
 
 // CancelProjectEmails withdraws a project's emails that no delivery
 // attempt has started; their delivery jobs then find nothing to do.
-func (tx *Tx) CancelProjectEmails(ctx context.Context, projectID string, now time.Time) (int64, error) {
+func (tx *Tx) CancelProjectEmails(ctx context.Context, projectID string, now time.Time) (_ int64, err error) {
+	defer wrap(&err, "Tx.CancelProjectEmails")
 	n, err := affected(tx.Exec(ctx, `UPDATE emails SET status = 'CANCELLED', due_at = NULL, updated_at = ?
 		WHERE project_id = ? AND status = 'PENDING'`, Millis(now), projectID))
 	if err != nil || n == 0 {

@@ -7,7 +7,8 @@ import (
 
 // ContactIDsByEmail maps those of emails that are contacts of the project
 // to their ids.
-func ContactIDsByEmail(ctx context.Context, q Querier, projectID string, emails []string) (map[string]string, error) {
+func ContactIDsByEmail(ctx context.Context, q Querier, projectID string, emails []string) (_ map[string]string, err error) {
+	defer wrap(&err, "ContactIDsByEmail")
 	rows, err := q.Query(ctx, `SELECT email, id FROM contacts
 		WHERE project_id = ? AND email IN (SELECT value FROM json_each(?))`, projectID, jsonArray(emails))
 	type pair struct{ email, id string }
@@ -24,7 +25,8 @@ func ContactIDsByEmail(ctx context.Context, q Querier, projectID string, emails 
 
 // AddSegmentMembers adds contacts to a segment's member rows and returns
 // how many were not members yet.
-func (tx *Tx) AddSegmentMembers(ctx context.Context, segmentID string, contactIDs []string, now time.Time) (int, error) {
+func (tx *Tx) AddSegmentMembers(ctx context.Context, segmentID string, contactIDs []string, now time.Time) (_ int, err error) {
+	defer wrap(&err, "Tx.AddSegmentMembers")
 	n, err := affected(tx.Exec(ctx, `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, created_at)
 		SELECT ?, value, ? FROM json_each(?)`, segmentID, Millis(now), jsonArray(contactIDs)))
 	return int(n), err
@@ -32,22 +34,25 @@ func (tx *Tx) AddSegmentMembers(ctx context.Context, segmentID string, contactID
 
 // RemoveSegmentMembers removes contacts from a segment's member rows and
 // returns how many were members.
-func (tx *Tx) RemoveSegmentMembers(ctx context.Context, segmentID string, contactIDs []string) (int, error) {
+func (tx *Tx) RemoveSegmentMembers(ctx context.Context, segmentID string, contactIDs []string) (_ int, err error) {
+	defer wrap(&err, "Tx.RemoveSegmentMembers")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM segment_members
 		WHERE segment_id = ? AND contact_id IN (SELECT value FROM json_each(?))`, segmentID, jsonArray(contactIDs)))
 	return int(n), err
 }
 
 // ClearSegmentMembers removes every member row of a segment.
-func (tx *Tx) ClearSegmentMembers(ctx context.Context, segmentID string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM segment_members WHERE segment_id = ?`, segmentID)
+func (tx *Tx) ClearSegmentMembers(ctx context.Context, segmentID string) (err error) {
+	defer wrap(&err, "Tx.ClearSegmentMembers")
+	_, err = tx.Exec(ctx, `DELETE FROM segment_members WHERE segment_id = ?`, segmentID)
 	return err
 }
 
 // CountSegmentMembers counts a segment's member rows.
-func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (int, error) {
+func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (_ int, err error) {
+	defer wrap(&err, "CountSegmentMembers")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM segment_members WHERE segment_id = ?`, segmentID).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM segment_members WHERE segment_id = ?`, segmentID).Scan(&n)
 	return n, err
 }
 
@@ -55,6 +60,7 @@ func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (int,
 // contacts of the audience without a row (entered), and the rows whose
 // contact is no longer in the audience (left).
 func MembershipDiff(ctx context.Context, q Querier, a Audience, segmentID string) (entered, left []string, err error) {
+	defer wrap(&err, "MembershipDiff")
 	set, args := a.setSQL("", "", true)
 	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`)
 		EXCEPT SELECT contact_id FROM segment_members WHERE segment_id = ?`, append(args, segmentID)...)
@@ -68,7 +74,8 @@ func MembershipDiff(ctx context.Context, q Querier, a Audience, segmentID string
 }
 
 // SegmentMembersAmong returns which of contactIDs have a member row.
-func SegmentMembersAmong(ctx context.Context, q Querier, segmentID string, contactIDs []string) ([]string, error) {
+func SegmentMembersAmong(ctx context.Context, q Querier, segmentID string, contactIDs []string) (_ []string, err error) {
+	defer wrap(&err, "SegmentMembersAmong")
 	rows, err := q.Query(ctx, `SELECT contact_id FROM segment_members
 		WHERE segment_id = ? AND contact_id IN (SELECT value FROM json_each(?))`, segmentID, jsonArray(contactIDs))
 	return collect(rows, err, scanString)

@@ -51,40 +51,46 @@ func nullableJSON(raw json.RawMessage) any {
 }
 
 // InsertSegment stores a new segment.
-func (tx *Tx) InsertSegment(ctx context.Context, g Segment) error {
-	_, err := tx.Exec(ctx, `INSERT INTO segments (`+segmentColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+func (tx *Tx) InsertSegment(ctx context.Context, g Segment) (err error) {
+	defer wrap(&err, "Tx.InsertSegment")
+	_, err = tx.Exec(ctx, `INSERT INTO segments (`+segmentColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		g.ID, g.ProjectID, g.Name, g.Description, g.Type, nullableJSON(g.Condition),
 		g.TrackMembership, g.MemberCount, Millis(g.CreatedAt), Millis(g.UpdatedAt))
 	return err
 }
 
 // UpdateSegment writes a segment's editable fields and updatedAt.
-func (tx *Tx) UpdateSegment(ctx context.Context, g Segment) error {
-	_, err := tx.Exec(ctx, `UPDATE segments SET name = ?, description = ?, condition = ?, track_membership = ?,
+func (tx *Tx) UpdateSegment(ctx context.Context, g Segment) (err error) {
+	defer wrap(&err, "Tx.UpdateSegment")
+	_, err = tx.Exec(ctx, `UPDATE segments SET name = ?, description = ?, condition = ?, track_membership = ?,
 		updated_at = ? WHERE id = ? AND project_id = ?`,
 		g.Name, g.Description, nullableJSON(g.Condition), g.TrackMembership, Millis(g.UpdatedAt), g.ID, g.ProjectID)
 	return err
 }
 
 // SetSegmentCount caches a segment's member count.
-func (tx *Tx) SetSegmentCount(ctx context.Context, id string, count int, at time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE segments SET member_count = ?, counted_at = ? WHERE id = ?`, count, Millis(at), id)
+func (tx *Tx) SetSegmentCount(ctx context.Context, id string, count int, at time.Time) (err error) {
+	defer wrap(&err, "Tx.SetSegmentCount")
+	_, err = tx.Exec(ctx, `UPDATE segments SET member_count = ?, counted_at = ? WHERE id = ?`, count, Millis(at), id)
 	return err
 }
 
 // DeleteSegment removes a segment and, through foreign keys, its members.
-func (tx *Tx) DeleteSegment(ctx context.Context, projectID, id string) (bool, error) {
+func (tx *Tx) DeleteSegment(ctx context.Context, projectID, id string) (_ bool, err error) {
+	defer wrap(&err, "Tx.DeleteSegment")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM segments WHERE project_id = ? AND id = ?`, projectID, id))
 	return n > 0, err
 }
 
 // SegmentByID finds a segment of a project.
-func SegmentByID(ctx context.Context, q Querier, projectID, id string) (Segment, error) {
+func SegmentByID(ctx context.Context, q Querier, projectID, id string) (_ Segment, err error) {
+	defer wrap(&err, "SegmentByID")
 	return scanSegment(q.QueryRow(ctx, `SELECT `+segmentColumns+` FROM segments WHERE project_id = ? AND id = ?`, projectID, id))
 }
 
 // ListSegments returns a project's segments, newest first.
-func ListSegments(ctx context.Context, q Querier, projectID string) ([]Segment, error) {
+func ListSegments(ctx context.Context, q Querier, projectID string) (_ []Segment, err error) {
+	defer wrap(&err, "ListSegments")
 	rows, err := q.Query(ctx, `SELECT `+segmentColumns+` FROM segments WHERE project_id = ?
 		ORDER BY created_at DESC, id DESC`, projectID)
 	return collect(rows, err, scanSegment)
@@ -97,7 +103,8 @@ type SegmentRef struct {
 }
 
 // AllSegments lists every segment of every project, oldest first.
-func AllSegments(ctx context.Context, q Querier) ([]SegmentRef, error) {
+func AllSegments(ctx context.Context, q Querier) (_ []SegmentRef, err error) {
+	defer wrap(&err, "AllSegments")
 	rows, err := q.Query(ctx, `SELECT id, project_id, type, track_membership FROM segments ORDER BY created_at, id`)
 	return collect(rows, err, func(s scanner) (SegmentRef, error) {
 		var r SegmentRef

@@ -16,10 +16,11 @@ type Setup struct {
 
 // ProjectSetup reads a project's onboarding state. Workflows are counted
 // only when the schema has them (a workflows table with an enabled column).
-func ProjectSetup(ctx context.Context, q Querier, projectID string) (Setup, error) {
+func ProjectSetup(ctx context.Context, q Querier, projectID string) (_ Setup, err error) {
+	defer wrap(&err, "ProjectSetup")
 	var s Setup
 	var last *int64
-	err := q.QueryRow(ctx, `SELECT
+	err = q.QueryRow(ctx, `SELECT
 		EXISTS (SELECT 1 FROM domains WHERE project_id = ?1 AND verified = 1),
 		EXISTS (SELECT 1 FROM emails WHERE project_id = ?1),
 		(SELECT count(*) FROM contacts WHERE project_id = ?1),

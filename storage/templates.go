@@ -51,15 +51,17 @@ func (t Template) args() []any {
 }
 
 // InsertTemplate stores a new template.
-func (tx *Tx) InsertTemplate(ctx context.Context, t Template) error {
-	_, err := tx.Exec(ctx, `INSERT INTO templates (`+templateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.args()...)
+func (tx *Tx) InsertTemplate(ctx context.Context, t Template) (err error) {
+	defer wrap(&err, "Tx.InsertTemplate")
+	_, err = tx.Exec(ctx, `INSERT INTO templates (`+templateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.args()...)
 	return err
 }
 
 // UpdateTemplate writes every field of a template but its id, project and
 // creation time.
-func (tx *Tx) UpdateTemplate(ctx context.Context, t Template) error {
-	_, err := tx.Exec(ctx, `UPDATE templates SET name = ?, description = ?, subject = ?, body = ?, from_email = ?,
+func (tx *Tx) UpdateTemplate(ctx context.Context, t Template) (err error) {
+	defer wrap(&err, "Tx.UpdateTemplate")
+	_, err = tx.Exec(ctx, `UPDATE templates SET name = ?, description = ?, subject = ?, body = ?, from_email = ?,
 		from_domain = ?, from_name = ?, reply_to = ?, type = ?, updated_at = ? WHERE id = ? AND project_id = ?`,
 		t.Name, t.Description, t.Subject, t.Body, t.From, t.FromDomain, t.FromName, t.ReplyTo, t.Type,
 		Millis(t.UpdatedAt), t.ID, t.ProjectID)
@@ -67,21 +69,24 @@ func (tx *Tx) UpdateTemplate(ctx context.Context, t Template) error {
 }
 
 // DeleteTemplate removes a template of a project.
-func (tx *Tx) DeleteTemplate(ctx context.Context, projectID, id string) (bool, error) {
+func (tx *Tx) DeleteTemplate(ctx context.Context, projectID, id string) (_ bool, err error) {
+	defer wrap(&err, "Tx.DeleteTemplate")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM templates WHERE project_id = ? AND id = ?`, projectID, id))
 	return n > 0, err
 }
 
 // TemplateByID finds a template of a project.
-func TemplateByID(ctx context.Context, q Querier, projectID, id string) (Template, error) {
+func TemplateByID(ctx context.Context, q Querier, projectID, id string) (_ Template, err error) {
+	defer wrap(&err, "TemplateByID")
 	return scanTemplate(q.QueryRow(ctx, `SELECT `+templateColumns+` FROM templates WHERE project_id = ? AND id = ?`, projectID, id))
 }
 
 // CountTemplatesFromDomain counts a project's templates whose from address
 // is at domain.
-func CountTemplatesFromDomain(ctx context.Context, q Querier, projectID, domain string) (int, error) {
+func CountTemplatesFromDomain(ctx context.Context, q Querier, projectID, domain string) (_ int, err error) {
+	defer wrap(&err, "CountTemplatesFromDomain")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM templates WHERE project_id = ? AND from_domain = ?`, projectID, domain).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM templates WHERE project_id = ? AND from_domain = ?`, projectID, domain).Scan(&n)
 	return n, err
 }
 
@@ -97,7 +102,8 @@ const templateFilterSQL = ` FROM templates WHERE project_id = ?1
 	AND (?3 = '' OR type = ?3)`
 
 // ListTemplates returns up to limit templates, newest first, after the cursor.
-func ListTemplates(ctx context.Context, q Querier, f TemplateFilter, after *Cursor, limit int) ([]Template, error) {
+func ListTemplates(ctx context.Context, q Querier, f TemplateFilter, after *Cursor, limit int) (_ []Template, err error) {
+	defer wrap(&err, "ListTemplates")
 	query := `SELECT ` + templateColumns + templateFilterSQL
 	var key int64
 	var id string
@@ -111,9 +117,10 @@ func ListTemplates(ctx context.Context, q Querier, f TemplateFilter, after *Curs
 }
 
 // CountTemplates counts the templates a filter selects.
-func CountTemplates(ctx context.Context, q Querier, f TemplateFilter) (int, error) {
+func CountTemplates(ctx context.Context, q Querier, f TemplateFilter) (_ int, err error) {
+	defer wrap(&err, "CountTemplates")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+templateFilterSQL, f.ProjectID, searchArg(f.Search), f.Type).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+templateFilterSQL, f.ProjectID, searchArg(f.Search), f.Type).Scan(&n)
 	return n, err
 }
 

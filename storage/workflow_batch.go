@@ -27,7 +27,8 @@ type DueRef struct {
 // DueExecutionRefs lists up to limit executions due by now, earliest
 // first: a range of the due index and one probe per row for the type of
 // its latest step execution.
-func DueExecutionRefs(ctx context.Context, q Querier, now time.Time, limit int) ([]DueRef, error) {
+func DueExecutionRefs(ctx context.Context, q Querier, now time.Time, limit int) (_ []DueRef, err error) {
+	defer wrap(&err, "DueExecutionRefs")
 	rows, err := q.Query(ctx, `SELECT e.id, COALESCE((SELECT step_type FROM workflow_step_executions
 			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1), '')
 		FROM workflow_executions e WHERE e.due_at IS NOT NULL AND e.due_at <= ? ORDER BY e.due_at LIMIT ?`, Millis(now), limit)
@@ -83,7 +84,8 @@ func scanEngineExecution(s scanner) (Execution, error) {
 
 // EngineExecutionsByIDs reads executions by id with their latest step
 // execution, in no particular order: the engine's read inside its write.
-func EngineExecutionsByIDs(ctx context.Context, q Querier, ids []string) ([]Execution, error) {
+func EngineExecutionsByIDs(ctx context.Context, q Querier, ids []string) (_ []Execution, err error) {
+	defer wrap(&err, "EngineExecutionsByIDs")
 	rows, err := q.Query(ctx, `SELECT `+engineExecutionColumns+` FROM workflow_executions e
 		LEFT JOIN workflow_step_executions s ON s.rowid = (SELECT rowid FROM workflow_step_executions
 			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1)
@@ -93,7 +95,8 @@ func EngineExecutionsByIDs(ctx context.Context, q Querier, ids []string) ([]Exec
 
 // ContactsByIDsAny reads contacts by id, whatever their project, in no
 // order; the caller checks the project.
-func ContactsByIDsAny(ctx context.Context, q Querier, ids []string) ([]Contact, error) {
+func ContactsByIDsAny(ctx context.Context, q Querier, ids []string) (_ []Contact, err error) {
+	defer wrap(&err, "ContactsByIDsAny")
 	rows, err := q.Query(ctx, `SELECT `+contactColumns+` FROM contacts WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	return collect(rows, err, scanContact)
 }
@@ -101,13 +104,14 @@ func ContactsByIDsAny(ctx context.Context, q Querier, ids []string) ([]Contact, 
 // UpdateContactData writes a contact's data and updatedAt, and its
 // subscription when withSubscription: the columns a workflow step
 // changes. Leaving the email out of the SET spares its unique index.
-func (tx *Tx) UpdateContactData(ctx context.Context, c Contact, withSubscription bool) error {
+func (tx *Tx) UpdateContactData(ctx context.Context, c Contact, withSubscription bool) (err error) {
+	defer wrap(&err, "Tx.UpdateContactData")
 	if withSubscription {
 		_, err := tx.Exec(ctx, `UPDATE contacts SET subscribed = ?, data = ?, updated_at = ? WHERE id = ? AND project_id = ?`,
 			c.Subscribed, string(c.Data), Millis(c.UpdatedAt), c.ID, c.ProjectID)
 		return err
 	}
-	_, err := tx.Exec(ctx, `UPDATE contacts SET data = ?, updated_at = ? WHERE id = ? AND project_id = ?`,
+	_, err = tx.Exec(ctx, `UPDATE contacts SET data = ?, updated_at = ? WHERE id = ? AND project_id = ?`,
 		string(c.Data), Millis(c.UpdatedAt), c.ID, c.ProjectID)
 	return err
 }
@@ -115,7 +119,8 @@ func (tx *Tx) UpdateContactData(ctx context.Context, c Contact, withSubscription
 // UpdateContactData notes a contact's new data (and subscription, when
 // withSubscription) to write as Tx.UpdateContactData does. The caller
 // reads the batch's contacts from its own copy until the flush.
-func (w *WorkflowWrites) UpdateContactData(_ context.Context, c Contact, withSubscription bool) error {
+func (w *WorkflowWrites) UpdateContactData(_ context.Context, c Contact, withSubscription bool) (err error) {
+	defer wrap(&err, "WorkflowWrites.UpdateContactData")
 	if i, ok := w.contactAt[c.ID]; ok {
 		w.contacts[i].c = c
 		w.contacts[i].sub = w.contacts[i].sub || withSubscription
@@ -152,7 +157,8 @@ func NewWorkflowWrites() *WorkflowWrites {
 }
 
 // SaveStepExec notes a step execution to insert or rewrite.
-func (w *WorkflowWrites) SaveStepExec(_ context.Context, x StepExecution) error {
+func (w *WorkflowWrites) SaveStepExec(_ context.Context, x StepExecution) (err error) {
+	defer wrap(&err, "WorkflowWrites.SaveStepExec")
 	if i, ok := w.stepAt[x.ID]; ok {
 		w.steps[i] = x
 		return nil
@@ -163,7 +169,8 @@ func (w *WorkflowWrites) SaveStepExec(_ context.Context, x StepExecution) error 
 }
 
 // SaveExecution notes an execution's state to write.
-func (w *WorkflowWrites) SaveExecution(_ context.Context, x Execution) error {
+func (w *WorkflowWrites) SaveExecution(_ context.Context, x Execution) (err error) {
+	defer wrap(&err, "WorkflowWrites.SaveExecution")
 	x.LastStep, x.CurrentStep = nil, nil
 	if i, ok := w.execAt[x.ID]; ok {
 		w.execs[i] = x
@@ -176,7 +183,8 @@ func (w *WorkflowWrites) SaveExecution(_ context.Context, x Execution) error {
 
 // InsertEventIfContact notes an event to store as Tx.InsertEventIfContact
 // does.
-func (w *WorkflowWrites) InsertEventIfContact(_ context.Context, e Event) error {
+func (w *WorkflowWrites) InsertEventIfContact(_ context.Context, e Event) (err error) {
+	defer wrap(&err, "WorkflowWrites.InsertEventIfContact")
 	w.events = append(w.events, e)
 	return nil
 }
@@ -217,7 +225,8 @@ var (
 
 // Flush writes the gathered rows: contacts, step executions, executions,
 // then events, each in chunks, and empties w.
-func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
+func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) (err error) {
+	defer wrap(&err, "WorkflowWrites.Flush")
 	var data, subs []Contact
 	for _, cw := range w.contacts {
 		if cw.sub {
@@ -226,7 +235,7 @@ func (w *WorkflowWrites) Flush(ctx context.Context, tx *Tx) error {
 			data = append(data, cw.c)
 		}
 	}
-	err := flushChunks(ctx, tx, w, len(data), &flushContactData, func(i int, args []any) []any {
+	err = flushChunks(ctx, tx, w, len(data), &flushContactData, func(i int, args []any) []any {
 		c := data[i]
 		return append(args, c.ID, c.ProjectID, string(c.Data), Millis(c.UpdatedAt))
 	})

@@ -111,7 +111,8 @@ func scanExecution(s scanner) (Execution, error) {
 
 // InsertExecution stores a new execution. With a source event it reports
 // false, inserting nothing, when the workflow already ran for that event.
-func (tx *Tx) InsertExecution(ctx context.Context, x Execution) (bool, error) {
+func (tx *Tx) InsertExecution(ctx context.Context, x Execution) (_ bool, err error) {
+	defer wrap(&err, "Tx.InsertExecution")
 	n, err := affected(tx.Exec(ctx, `INSERT INTO workflow_executions (id, project_id, workflow_id, contact_id, contact_email,
 			status, current_step_id, context, exit_reason, source_event_id, due_at, wait_event, started_at, completed_at, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -122,8 +123,9 @@ func (tx *Tx) InsertExecution(ctx context.Context, x Execution) (bool, error) {
 }
 
 // SaveExecution writes an execution's state.
-func (tx *Tx) SaveExecution(ctx context.Context, x Execution) error {
-	_, err := tx.Exec(ctx, `UPDATE workflow_executions SET status = ?, current_step_id = ?, context = ?, exit_reason = ?,
+func (tx *Tx) SaveExecution(ctx context.Context, x Execution) (err error) {
+	defer wrap(&err, "Tx.SaveExecution")
+	_, err = tx.Exec(ctx, `UPDATE workflow_executions SET status = ?, current_step_id = ?, context = ?, exit_reason = ?,
 		due_at = ?, wait_event = ?, completed_at = ? WHERE id = ?`,
 		x.Status, x.CurrentStepID, string(x.Context), x.ExitReason, optMillis(x.DueAt), nullable(x.WaitEvent),
 		optMillis(x.CompletedAt), x.ID)
@@ -131,20 +133,23 @@ func (tx *Tx) SaveExecution(ctx context.Context, x Execution) error {
 }
 
 // ExecutionByID finds an execution of a workflow.
-func ExecutionByID(ctx context.Context, q Querier, workflowID, id string) (Execution, error) {
+func ExecutionByID(ctx context.Context, q Querier, workflowID, id string) (_ Execution, err error) {
+	defer wrap(&err, "ExecutionByID")
 	return scanExecution(q.QueryRow(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
 		WHERE e.workflow_id = ? AND e.id = ?`, workflowID, id))
 }
 
 // ExecutionsByIDs reads executions by id, in no particular order.
-func ExecutionsByIDs(ctx context.Context, q Querier, ids []string) ([]Execution, error) {
+func ExecutionsByIDs(ctx context.Context, q Querier, ids []string) (_ []Execution, err error) {
+	defer wrap(&err, "ExecutionsByIDs")
 	rows, err := q.Query(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
 		WHERE e.id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	return collect(rows, err, scanExecution)
 }
 
 // ExecutionByIDAny finds an execution by id alone (the engine).
-func ExecutionByIDAny(ctx context.Context, q Querier, id string) (Execution, error) {
+func ExecutionByIDAny(ctx context.Context, q Querier, id string) (_ Execution, err error) {
+	defer wrap(&err, "ExecutionByIDAny")
 	return scanExecution(q.QueryRow(ctx, `SELECT `+executionColumns+` FROM workflow_executions e WHERE e.id = ?`, id))
 }
 
@@ -152,23 +157,26 @@ const executionFilterSQL = ` FROM workflow_executions e WHERE e.workflow_id = ?1
 
 // ListExecutions returns up to limit executions of a workflow, newest
 // first, after the cursor, optionally of one status.
-func ListExecutions(ctx context.Context, q Querier, workflowID, status, afterID string, limit int) ([]Execution, error) {
+func ListExecutions(ctx context.Context, q Querier, workflowID, status, afterID string, limit int) (_ []Execution, err error) {
+	defer wrap(&err, "ListExecutions")
 	rows, err := q.Query(ctx, `SELECT `+executionColumns+executionFilterSQL+` AND (?3 = '' OR e.id < ?3)
 		ORDER BY e.id DESC LIMIT ?4`, workflowID, status, afterID, limit)
 	return collect(rows, err, scanExecution)
 }
 
 // CountExecutions counts a workflow's executions, optionally of one status.
-func CountExecutions(ctx context.Context, q Querier, workflowID, status string) (int, error) {
+func CountExecutions(ctx context.Context, q Querier, workflowID, status string) (_ int, err error) {
+	defer wrap(&err, "CountExecutions")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*)`+executionFilterSQL, workflowID, status).Scan(&n)
+	err = q.QueryRow(ctx, `SELECT COUNT(*)`+executionFilterSQL, workflowID, status).Scan(&n)
 	return n, err
 }
 
 // CountActiveExecutions counts a workflow's RUNNING and WAITING executions.
-func CountActiveExecutions(ctx context.Context, q Querier, workflowID string) (int, error) {
+func CountActiveExecutions(ctx context.Context, q Querier, workflowID string) (_ int, err error) {
+	defer wrap(&err, "CountActiveExecutions")
 	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM workflow_executions WHERE workflow_id = ? AND status IN ('RUNNING', 'WAITING')`,
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM workflow_executions WHERE workflow_id = ? AND status IN ('RUNNING', 'WAITING')`,
 		workflowID).Scan(&n)
 	return n, err
 }
@@ -176,6 +184,7 @@ func CountActiveExecutions(ctx context.Context, q Querier, workflowID string) (i
 // ContactExecutions reports whether a contact has any execution of a
 // workflow, and whether one is active: what re-entry rules need.
 func ContactExecutions(ctx context.Context, q Querier, workflowID, contactID string) (any, active bool, err error) {
+	defer wrap(&err, "ContactExecutions")
 	var total, act int
 	err = q.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(status IN ('RUNNING', 'WAITING')), 0) FROM workflow_executions
 		WHERE contact_id = ? AND workflow_id = ?`, contactID, workflowID).Scan(&total, &act)
@@ -183,16 +192,18 @@ func ContactExecutions(ctx context.Context, q Querier, workflowID, contactID str
 }
 
 // ActiveExecutions lists up to limit active executions of a workflow.
-func ActiveExecutions(ctx context.Context, q Querier, workflowID string, limit int) ([]Execution, error) {
+func ActiveExecutions(ctx context.Context, q Querier, workflowID string, limit int) (_ []Execution, err error) {
+	defer wrap(&err, "ActiveExecutions")
 	rows, err := q.Query(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
 		WHERE e.workflow_id = ? AND e.status IN ('RUNNING', 'WAITING') LIMIT ?`, workflowID, limit)
 	return collect(rows, err, scanExecution)
 }
 
 // NextDueExecution is when the earliest execution falls due.
-func NextDueExecution(ctx context.Context, q Querier) (time.Time, bool, error) {
+func NextDueExecution(ctx context.Context, q Querier) (_ time.Time, _ bool, err error) {
+	defer wrap(&err, "NextDueExecution")
 	var next sql.NullInt64
-	err := q.QueryRow(ctx, `SELECT MIN(due_at) FROM workflow_executions WHERE due_at IS NOT NULL`).Scan(&next)
+	err = q.QueryRow(ctx, `SELECT MIN(due_at) FROM workflow_executions WHERE due_at IS NOT NULL`).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
@@ -200,7 +211,8 @@ func NextDueExecution(ctx context.Context, q Querier) (time.Time, bool, error) {
 }
 
 // WaitingForEvent lists a contact's executions waiting for an event name.
-func WaitingForEvent(ctx context.Context, q Querier, contactID, name string) ([]Execution, error) {
+func WaitingForEvent(ctx context.Context, q Querier, contactID, name string) (_ []Execution, err error) {
+	defer wrap(&err, "WaitingForEvent")
 	rows, err := q.Query(ctx, `SELECT `+executionColumns+` FROM workflow_executions e
 		WHERE e.contact_id = ? AND e.wait_event = ? AND e.status = 'WAITING'`, contactID, name)
 	return collect(rows, err, scanExecution)
@@ -219,7 +231,8 @@ type UpcomingExecution struct {
 
 // UpcomingExecutions lists the executions of a project waiting on a timer,
 // soonest first.
-func UpcomingExecutions(ctx context.Context, q Querier, projectID string, limit int) ([]UpcomingExecution, error) {
+func UpcomingExecutions(ctx context.Context, q Querier, projectID string, limit int) (_ []UpcomingExecution, err error) {
+	defer wrap(&err, "UpcomingExecutions")
 	rows, err := q.Query(ctx, `SELECT e.id, e.workflow_id, w.name, COALESCE(e.current_step_id, ''),
 			COALESCE((SELECT type FROM workflow_steps WHERE id = e.current_step_id), ''), e.contact_id, e.due_at
 		FROM workflow_executions e JOIN workflows w ON w.id = e.workflow_id

@@ -63,8 +63,9 @@ func nullJSON(raw json.RawMessage) any {
 }
 
 // SaveStepExec inserts or rewrites a step execution.
-func (tx *Tx) SaveStepExec(ctx context.Context, x StepExecution) error {
-	_, err := tx.Exec(ctx, `INSERT INTO workflow_step_executions (`+stepExecColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+func (tx *Tx) SaveStepExec(ctx context.Context, x StepExecution) (err error) {
+	defer wrap(&err, "Tx.SaveStepExec")
+	_, err = tx.Exec(ctx, `INSERT INTO workflow_step_executions (`+stepExecColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, output = excluded.output, error = excluded.error,
 			execute_after = excluded.execute_after, completed_at = excluded.completed_at`,
 		x.ID, x.ExecutionID, x.StepID, x.Step.Name, x.Step.Type, x.Status, nullJSON(x.Output), x.Error,
@@ -73,25 +74,29 @@ func (tx *Tx) SaveStepExec(ctx context.Context, x StepExecution) error {
 }
 
 // StepExecs lists an execution's step executions in run order.
-func StepExecs(ctx context.Context, q Querier, executionID string) ([]StepExecution, error) {
+func StepExecs(ctx context.Context, q Querier, executionID string) (_ []StepExecution, err error) {
+	defer wrap(&err, "StepExecs")
 	rows, err := q.Query(ctx, `SELECT `+stepExecColumns+` FROM workflow_step_executions WHERE execution_id = ? ORDER BY id`, executionID)
 	return collect(rows, err, scanStepExec)
 }
 
 // LastStepExec is an execution's latest step execution.
-func LastStepExec(ctx context.Context, q Querier, executionID string) (StepExecution, error) {
+func LastStepExec(ctx context.Context, q Querier, executionID string) (_ StepExecution, err error) {
+	defer wrap(&err, "LastStepExec")
 	return scanStepExec(q.QueryRow(ctx, `SELECT `+stepExecColumns+` FROM workflow_step_executions WHERE execution_id = ?
 		ORDER BY id DESC LIMIT 1`, executionID))
 }
 
 // StepExecByID finds a step execution.
-func StepExecByID(ctx context.Context, q Querier, id string) (StepExecution, error) {
+func StepExecByID(ctx context.Context, q Querier, id string) (_ StepExecution, err error) {
+	defer wrap(&err, "StepExecByID")
 	return scanStepExec(q.QueryRow(ctx, `SELECT `+stepExecColumns+` FROM workflow_step_executions WHERE id = ?`, id))
 }
 
 // CancelOpenStepExecs ends an execution's unfinished step executions.
-func (tx *Tx) CancelOpenStepExecs(ctx context.Context, executionID string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE workflow_step_executions SET status = 'CANCELLED', completed_at = ?
+func (tx *Tx) CancelOpenStepExecs(ctx context.Context, executionID string, now time.Time) (err error) {
+	defer wrap(&err, "Tx.CancelOpenStepExecs")
+	_, err = tx.Exec(ctx, `UPDATE workflow_step_executions SET status = 'CANCELLED', completed_at = ?
 		WHERE execution_id = ? AND status IN ('RUNNING', 'SCHEDULED', 'WAITING')`, Millis(now), executionID)
 	return err
 }
@@ -108,15 +113,17 @@ type InboxEvent struct {
 }
 
 // InsertInbox queues an event for the engine.
-func (tx *Tx) InsertInbox(ctx context.Context, e InboxEvent) error {
-	_, err := tx.Exec(ctx, `INSERT INTO workflow_inbox (project_id, event_id, contact_id, name, data, created_at)
+func (tx *Tx) InsertInbox(ctx context.Context, e InboxEvent) (err error) {
+	defer wrap(&err, "Tx.InsertInbox")
+	_, err = tx.Exec(ctx, `INSERT INTO workflow_inbox (project_id, event_id, contact_id, name, data, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, e.ProjectID, e.EventID, e.ContactID, e.Name, string(e.Data), Millis(e.CreatedAt))
 	return err
 }
 
 // TakeInbox returns up to limit queued events, oldest first, and deletes
 // them: the caller handles them in the same write.
-func (tx *Tx) TakeInbox(ctx context.Context, limit int) ([]InboxEvent, error) {
+func (tx *Tx) TakeInbox(ctx context.Context, limit int) (_ []InboxEvent, err error) {
+	defer wrap(&err, "Tx.TakeInbox")
 	rows, err := tx.Query(ctx, `DELETE FROM workflow_inbox WHERE seq IN (SELECT seq FROM workflow_inbox ORDER BY seq LIMIT ?)
 		RETURNING seq, project_id, event_id, contact_id, name, data, created_at`, limit)
 	evs, err := collect(rows, err, func(s scanner) (InboxEvent, error) {
@@ -138,7 +145,8 @@ func (tx *Tx) TakeInbox(ctx context.Context, limit int) ([]InboxEvent, error) {
 
 // RecentEventData returns the data of a project's last events, of one
 // name if given, for GET /workflows/fields.
-func RecentEventData(ctx context.Context, q Querier, projectID, name string, limit int) ([]json.RawMessage, error) {
+func RecentEventData(ctx context.Context, q Querier, projectID, name string, limit int) (_ []json.RawMessage, err error) {
+	defer wrap(&err, "RecentEventData")
 	rows, err := q.Query(ctx, `SELECT data FROM events WHERE project_id = ?1 AND (?2 = '' OR name = ?2)
 		ORDER BY id DESC LIMIT ?3`, projectID, name, limit)
 	return collect(rows, err, func(s scanner) (json.RawMessage, error) {
@@ -150,16 +158,18 @@ func RecentEventData(ctx context.Context, q Querier, projectID, name string, lim
 
 // PullJobEarlier moves a queued job with a unique key to runAt if it was
 // due later, so that a sleeping timer job wakes for an earlier timer.
-func (tx *Tx) PullJobEarlier(ctx context.Context, uniqueKey string, runAt time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE jobs SET run_at = ?1 WHERE unique_key = ?2 AND state = 'queued' AND run_at > ?1`,
+func (tx *Tx) PullJobEarlier(ctx context.Context, uniqueKey string, runAt time.Time) (err error) {
+	defer wrap(&err, "Tx.PullJobEarlier")
+	_, err = tx.Exec(ctx, `UPDATE jobs SET run_at = ?1 WHERE unique_key = ?2 AND state = 'queued' AND run_at > ?1`,
 		Millis(runAt), uniqueKey)
 	return err
 }
 
 // InsertEventIfContact stores an event on its contact, or on none if the
 // contact is gone.
-func (tx *Tx) InsertEventIfContact(ctx context.Context, e Event) error {
-	_, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+func (tx *Tx) InsertEventIfContact(ctx context.Context, e Event) (err error) {
+	defer wrap(&err, "Tx.InsertEventIfContact")
+	_, err = tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
 		VALUES (?, ?, (SELECT id FROM contacts WHERE id = ?), ?, ?, ?)`,
 		e.ID, e.ProjectID, e.ContactID, e.Name, string(e.Data), Millis(e.CreatedAt))
 	return err

@@ -43,34 +43,39 @@ func scanStep(s scanner) (WorkflowStep, error) {
 }
 
 // InsertStep stores a new step.
-func (tx *Tx) InsertStep(ctx context.Context, st WorkflowStep) error {
-	_, err := tx.Exec(ctx, `INSERT INTO workflow_steps (`+stepColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+func (tx *Tx) InsertStep(ctx context.Context, st WorkflowStep) (err error) {
+	defer wrap(&err, "Tx.InsertStep")
+	_, err = tx.Exec(ctx, `INSERT INTO workflow_steps (`+stepColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.ID, st.WorkflowID, st.Type, st.Name, string(st.Position), string(st.Config), st.TemplateID,
 		Millis(st.CreatedAt), Millis(st.UpdatedAt))
 	return err
 }
 
 // UpdateStep writes a step's editable fields.
-func (tx *Tx) UpdateStep(ctx context.Context, st WorkflowStep) error {
-	_, err := tx.Exec(ctx, `UPDATE workflow_steps SET name = ?, position = ?, config = ?, template_id = ?, updated_at = ?
+func (tx *Tx) UpdateStep(ctx context.Context, st WorkflowStep) (err error) {
+	defer wrap(&err, "Tx.UpdateStep")
+	_, err = tx.Exec(ctx, `UPDATE workflow_steps SET name = ?, position = ?, config = ?, template_id = ?, updated_at = ?
 		WHERE id = ?`, st.Name, string(st.Position), string(st.Config), st.TemplateID, Millis(st.UpdatedAt), st.ID)
 	return err
 }
 
 // DeleteSteps removes steps and, through foreign keys, their transitions.
-func (tx *Tx) DeleteSteps(ctx context.Context, ids []string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM workflow_steps WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+func (tx *Tx) DeleteSteps(ctx context.Context, ids []string) (err error) {
+	defer wrap(&err, "Tx.DeleteSteps")
+	_, err = tx.Exec(ctx, `DELETE FROM workflow_steps WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	return err
 }
 
 // WorkflowSteps lists a workflow's steps, oldest first.
-func WorkflowSteps(ctx context.Context, q Querier, workflowID string) ([]WorkflowStep, error) {
+func WorkflowSteps(ctx context.Context, q Querier, workflowID string) (_ []WorkflowStep, err error) {
+	defer wrap(&err, "WorkflowSteps")
 	rows, err := q.Query(ctx, `SELECT `+stepColumns+` FROM workflow_steps WHERE workflow_id = ? ORDER BY created_at, id`, workflowID)
 	return collect(rows, err, scanStep)
 }
 
 // StepByID finds a step.
-func StepByID(ctx context.Context, q Querier, id string) (WorkflowStep, error) {
+func StepByID(ctx context.Context, q Querier, id string) (_ WorkflowStep, err error) {
+	defer wrap(&err, "StepByID")
 	return scanStep(q.QueryRow(ctx, `SELECT `+stepColumns+` FROM workflow_steps WHERE id = ?`, id))
 }
 
@@ -83,7 +88,8 @@ type TemplateStepRef struct {
 }
 
 // StepsUsingTemplate lists the steps that send a template.
-func StepsUsingTemplate(ctx context.Context, q Querier, projectID, templateID string) ([]TemplateStepRef, error) {
+func StepsUsingTemplate(ctx context.Context, q Querier, projectID, templateID string) (_ []TemplateStepRef, err error) {
+	defer wrap(&err, "StepsUsingTemplate")
 	rows, err := q.Query(ctx, `SELECT w.id, w.name, s.id, s.name FROM workflow_steps s JOIN workflows w ON w.id = s.workflow_id
 		WHERE w.project_id = ? AND s.template_id = ? ORDER BY w.id, s.id`, projectID, templateID)
 	return collect(rows, err, func(s scanner) (TemplateStepRef, error) {
@@ -94,7 +100,8 @@ func StepsUsingTemplate(ctx context.Context, q Querier, projectID, templateID st
 
 // WaitEventNames lists the event names WAIT_FOR_EVENT steps of a project
 // await, and those its waiting executions await (a step edited since).
-func WaitEventNames(ctx context.Context, q Querier, projectID string) ([]string, error) {
+func WaitEventNames(ctx context.Context, q Querier, projectID string) (_ []string, err error) {
+	defer wrap(&err, "WaitEventNames")
 	rows, err := q.Query(ctx, `SELECT s.config ->> 'eventName' FROM workflow_steps s JOIN workflows w ON w.id = s.workflow_id
 		WHERE w.project_id = ?1 AND s.type = 'WAIT_FOR_EVENT' AND s.config ->> 'eventName' IS NOT NULL
 		UNION SELECT wait_event FROM workflow_executions WHERE project_id = ?1 AND wait_event IS NOT NULL`, projectID)
@@ -137,33 +144,38 @@ func scanTransition(s scanner) (WorkflowTransition, error) {
 }
 
 // InsertTransition stores a new transition.
-func (tx *Tx) InsertTransition(ctx context.Context, t WorkflowTransition) error {
-	_, err := tx.Exec(ctx, `INSERT INTO workflow_transitions (`+transitionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+func (tx *Tx) InsertTransition(ctx context.Context, t WorkflowTransition) (err error) {
+	defer wrap(&err, "Tx.InsertTransition")
+	_, err = tx.Exec(ctx, `INSERT INTO workflow_transitions (`+transitionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.WorkflowID, t.FromStepID, t.ToStepID, t.Branch, t.WaitOutcome, t.Priority, Millis(t.CreatedAt))
 	return err
 }
 
 // MoveTransitionsTo points the given transitions at another step.
-func (tx *Tx) MoveTransitionsTo(ctx context.Context, ids []string, toStepID string) error {
-	_, err := tx.Exec(ctx, `UPDATE workflow_transitions SET to_step_id = ? WHERE id IN (SELECT value FROM json_each(?))`,
+func (tx *Tx) MoveTransitionsTo(ctx context.Context, ids []string, toStepID string) (err error) {
+	defer wrap(&err, "Tx.MoveTransitionsTo")
+	_, err = tx.Exec(ctx, `UPDATE workflow_transitions SET to_step_id = ? WHERE id IN (SELECT value FROM json_each(?))`,
 		toStepID, jsonArray(ids))
 	return err
 }
 
 // DeleteTransition removes a transition of a workflow.
-func (tx *Tx) DeleteTransition(ctx context.Context, workflowID, id string) (bool, error) {
+func (tx *Tx) DeleteTransition(ctx context.Context, workflowID, id string) (_ bool, err error) {
+	defer wrap(&err, "Tx.DeleteTransition")
 	n, err := affected(tx.Exec(ctx, `DELETE FROM workflow_transitions WHERE workflow_id = ? AND id = ?`, workflowID, id))
 	return n > 0, err
 }
 
 // DeleteTransitions removes transitions by id.
-func (tx *Tx) DeleteTransitions(ctx context.Context, ids []string) error {
-	_, err := tx.Exec(ctx, `DELETE FROM workflow_transitions WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+func (tx *Tx) DeleteTransitions(ctx context.Context, ids []string) (err error) {
+	defer wrap(&err, "Tx.DeleteTransitions")
+	_, err = tx.Exec(ctx, `DELETE FROM workflow_transitions WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
 	return err
 }
 
 // WorkflowTransitions lists a workflow's transitions, oldest first.
-func WorkflowTransitions(ctx context.Context, q Querier, workflowID string) ([]WorkflowTransition, error) {
+func WorkflowTransitions(ctx context.Context, q Querier, workflowID string) (_ []WorkflowTransition, err error) {
+	defer wrap(&err, "WorkflowTransitions")
 	rows, err := q.Query(ctx, `SELECT `+transitionColumns+` FROM workflow_transitions WHERE workflow_id = ?
 		ORDER BY created_at, id`, workflowID)
 	return collect(rows, err, scanTransition)

@@ -101,19 +101,23 @@ type writeRequest struct {
 //
 // fn must be quick and must not wait on the network: it holds the
 // database's only write lock.
+//
+// fn's own error comes back as it is (the storage calls in it name
+// themselves); the writer's errors (closed, the context ended before the
+// write ran, BEGIN or COMMIT failed) are named "storage.DB.Write".
 func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case <-db.stop:
-		return ErrClosed
+		return writeErr(ErrClosed)
 	default:
 	}
 	select {
 	case db.writes <- req:
 	case <-db.stop:
-		return ErrClosed
+		return writeErr(ErrClosed)
 	case <-ctx.Done():
-		return ctx.Err()
+		return writeErr(ctx.Err())
 	}
 	// Once queued, the write is waited for even if ctx ends, so a caller
 	// never reports failure for a write that then commits. A write queued
@@ -127,10 +131,13 @@ func (db *DB) Write(ctx context.Context, fn func(*Tx) error) error {
 		case err := <-req.done:
 			return err
 		default:
-			return ErrClosed
+			return writeErr(ErrClosed)
 		}
 	}
 }
+
+// writeErr names the writer's own failures; see Write.
+func writeErr(err error) error { return &opError{op: "DB.Write", err: err} }
 
 func (db *DB) startWriter(ctx context.Context, opts Options) {
 	maxBatch := opts.MaxBatch
@@ -146,7 +153,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 	defer close(db.finished)
 	conn, err := db.writer.Conn(ctx)
 	if err != nil {
-		db.failAll(fmt.Errorf("storage: writer connection: %w", err))
+		db.failAll(writeErr(fmt.Errorf("writer connection: %w", err)))
 		return
 	}
 	defer conn.Close()
@@ -224,7 +231,7 @@ func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
 func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bool {
 	if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
 		for _, req := range batch {
-			req.done <- fmt.Errorf("storage: begin: %w", err)
+			req.done <- writeErr(fmt.Errorf("begin: %w", err))
 		}
 		return true
 	}
@@ -261,7 +268,7 @@ func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bo
 func (db *DB) commit(ctx context.Context, tx *Tx) error {
 	if _, err := tx.Exec(ctx, "COMMIT"); err != nil {
 		_, _ = tx.conn.ExecContext(ctx, "ROLLBACK")
-		return fmt.Errorf("storage: commit: %w", err)
+		return writeErr(fmt.Errorf("commit: %w", err))
 	}
 	db.markDirty()
 	return nil
@@ -289,15 +296,18 @@ func (db *DB) dropAllBodies(ctx context.Context, tx *Tx) {
 // runOne runs one write, turning a panic into its error.
 func runOne(tx *Tx, req *writeRequest) (err error) {
 	if err := req.ctx.Err(); err != nil {
-		return err
+		return writeErr(err)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("storage: panic in write: %v\n%s", p, debug.Stack())
+			err = writeErr(fmt.Errorf("panic in write: %v\n%s", p, debug.Stack()))
 		}
 	}()
 	if err := req.fn(tx); err != nil {
 		return err
 	}
-	return markIdempotentEffect(req.ctx, tx)
+	if err := markIdempotentEffect(req.ctx, tx); err != nil {
+		return writeErr(fmt.Errorf("idempotency key's effect: %w", err))
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ func (s *Server) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return okAuth(w, s.app.VerifyUserEmail(r.Context(), b.Token))
+	return okAuth(w, s.app.Accounts.VerifyUserEmail(r.Context(), b.Token))
 }
 
 // requestVerification serves POST /auth/request-verification: for the
@@ -32,7 +32,7 @@ func (s *Server) requestVerification(w http.ResponseWriter, r *http.Request) err
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return okAuth(w, s.app.RequestVerification(r.Context(), sessionCookie(r), b.Email))
+	return okAuth(w, s.app.Accounts.RequestVerification(r.Context(), sessionCookie(r), b.Email))
 }
 
 // requestPasswordReset serves POST /auth/request-password-reset {email}.
@@ -43,7 +43,7 @@ func (s *Server) requestPasswordReset(w http.ResponseWriter, r *http.Request) er
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return okAuth(w, s.app.RequestPasswordReset(r.Context(), b.Email))
+	return okAuth(w, s.app.Accounts.RequestPasswordReset(r.Context(), b.Email))
 }
 
 // resetPassword serves POST /auth/reset-password {token, newPassword}.
@@ -55,16 +55,16 @@ func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return okAuth(w, s.app.ResetPassword(r.Context(), b.Token, b.NewPassword))
+	return okAuth(w, s.app.Accounts.ResetPassword(r.Context(), b.Token, b.NewPassword))
 }
 
 // security serves GET /users/@me/projects/{id}/security and
 // /projects/{id}/security.
 func (s *Server) security(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.Security(r.Context(), reqOf(r).access))
+	return reply(w, http.StatusOK)(s.app.Accounts.Security(r.Context(), reqOf(r).access))
 }
 
 // setupState serves GET /projects/{id}/setup-state.
 func (s *Server) setupState(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.SetupState(r.Context(), reqOf(r).access))
+	return reply(w, http.StatusOK)(s.app.Accounts.SetupState(r.Context(), reqOf(r).access))
 }

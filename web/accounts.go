@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 )
 
 // The /auth/* endpoints answer {success: true, data?}; the account
@@ -15,11 +15,11 @@ type credentialsBody struct {
 }
 
 // startSession answers a signup or login: the cookie and {id, email}.
-func (s *Server) startSession(w http.ResponseWriter, sess app.Session, err error) error {
+func (s *Server) startSession(w http.ResponseWriter, sess accounts.Session, err error) error {
 	if err != nil {
 		return err
 	}
-	s.setSessionCookie(w, sess.Token, s.app.AccountSettings().SessionTTL)
+	s.setSessionCookie(w, sess.Token, s.app.Accounts.AccountSettings().SessionTTL)
 	writeData(w, http.StatusOK, map[string]string{"id": sess.User.ID, "email": sess.User.Email})
 	return nil
 }
@@ -30,7 +30,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	sess, err := s.app.Signup(r.Context(), b.Email, b.Password)
+	sess, err := s.app.Accounts.Signup(r.Context(), b.Email, b.Password)
 	return s.startSession(w, sess, err)
 }
 
@@ -40,8 +40,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	sess, err := s.app.Login(r.Context(), b.Email, b.Password)
-	if n, ok := app.RetryAfter(err); ok {
+	sess, err := s.app.Accounts.Login(r.Context(), b.Email, b.Password)
+	if n, ok := accounts.RetryAfter(err); ok {
 		w.Header().Set("Retry-After", itoa(n))
 	}
 	return s.startSession(w, sess, err)
@@ -50,7 +50,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 // logout serves GET and POST /auth/logout: it ends the cookie's session,
 // if any, and clears the cookie.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.Logout(r.Context(), sessionCookie(r)); err != nil {
+	if err := s.app.Accounts.Logout(r.Context(), sessionCookie(r)); err != nil {
 		return err
 	}
 	s.setSessionCookie(w, "", 0)
@@ -68,7 +68,7 @@ func oauthProviders() map[string]bool { return map[string]bool{"github": false, 
 
 // me serves GET /users/@me.
 func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.app.Me(reqOf(r).access))
+	writeJSON(w, http.StatusOK, s.app.Accounts.Me(reqOf(r).access))
 	return nil
 }
 
@@ -82,14 +82,14 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	sess, err := s.app.ChangePassword(r.Context(), reqOf(r).access, b.CurrentPassword, b.NewPassword)
-	if n, ok := app.RetryAfter(err); ok {
+	sess, err := s.app.Accounts.ChangePassword(r.Context(), reqOf(r).access, b.CurrentPassword, b.NewPassword)
+	if n, ok := accounts.RetryAfter(err); ok {
 		w.Header().Set("Retry-After", itoa(n))
 	}
 	if err != nil {
 		return err
 	}
-	s.setSessionCookie(w, sess.Token, s.app.AccountSettings().SessionTTL)
+	s.setSessionCookie(w, sess.Token, s.app.Accounts.AccountSettings().SessionTTL)
 	writeJSON(w, http.StatusOK, sess.User)
 	return nil
 }

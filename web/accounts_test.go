@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/web/webtest"
 )
 
@@ -76,7 +76,7 @@ func TestSignupValidatesInput(t *testing.T) {
 
 func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 	e := webtest.New(t, webtest.Options{NoWorkers: true, BaseURL: "https://mail.example.com",
-		Accounts: app.AccountOptions{SessionTTL: 2 * time.Hour}})
+		Accounts: accounts.Settings{SessionTTL: 2 * time.Hour}})
 	r := e.Do("POST", "/auth/signup", "", map[string]any{"email": "s@example.com", "password": "12345678"})
 	expectStatus(t, r, 200)
 	value, raw := sessionFrom(t, r)
@@ -86,7 +86,7 @@ func TestSecureCookieWhenBaseURLIsHTTPS(t *testing.T) {
 }
 
 func TestSignupsDisabled(t *testing.T) {
-	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: app.AccountOptions{DisableSignups: true}})
+	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: accounts.Settings{DisableSignups: true}})
 	// Before any check: even a malformed body gets the 403.
 	for _, body := range []any{map[string]any{"email": "a@example.com", "password": "12345678"}, "{", map[string]any{}} {
 		expectError(t, e.Do("POST", "/auth/signup", "", body), 403, "SIGNUPS_DISABLED")
@@ -98,7 +98,7 @@ func TestSignupsDisabled(t *testing.T) {
 		t.Errorf("/config %v", cfg)
 	}
 	// The operator's way still works, verified.
-	u, err := e.App.CreateUser(t.Context(), "op@example.com", "12345678")
+	u, err := e.App.Accounts.CreateUser(t.Context(), "op@example.com", "12345678")
 	if err != nil || !u.EmailVerified {
 		t.Fatalf("CreateUser: %+v %v", u, err)
 	}
@@ -216,7 +216,7 @@ func TestAuthPerIPLimit(t *testing.T) {
 }
 
 func TestSessionLifetimeAndLogout(t *testing.T) {
-	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: app.AccountOptions{SessionTTL: time.Hour}})
+	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: accounts.Settings{SessionTTL: time.Hour}})
 	b := signupUser(t, e, "life@example.com")
 	e.Clock.Advance(59 * time.Minute)
 	expectStatus(t, b.do("GET", "/users/@me", nil), 200)

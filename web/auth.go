@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // authKind is which credential a route takes. Every row of the routes
@@ -25,18 +26,18 @@ const (
 )
 
 // rule is the app's access rule of a route.
-func (rt route) rule() app.Rule {
+func (rt route) rule() accounts.Rule {
 	switch rt.auth {
 	case authPublic:
-		return app.Rule{Keys: app.PublicKey}
+		return accounts.Rule{Keys: accounts.PublicKey}
 	case authSecret:
-		return app.Rule{Keys: app.SecretKey, Session: true, Project: true, Role: app.RoleMember}
+		return accounts.Rule{Keys: accounts.SecretKey, Session: true, Project: true, Role: accounts.RoleMember}
 	case authUser:
-		return app.Rule{Session: true, Unverified: rt.unverified}
+		return accounts.Rule{Session: true, Unverified: rt.unverified}
 	case authProject:
-		return app.Rule{Session: true, Project: true, Role: rt.role}
+		return accounts.Rule{Session: true, Project: true, Role: rt.role}
 	}
-	return app.Rule{}
+	return accounts.Rule{}
 }
 
 // takesSession reports whether the route takes the session cookie.
@@ -54,7 +55,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt route) 
 	case authLogin:
 		return s.loginGate(w, r)
 	}
-	c := app.Credentials{}
+	c := accounts.Credentials{}
 	if h := r.Header.Get("Authorization"); h != "" {
 		c.Authorization = true
 		c.Key, _ = bearer(h)
@@ -74,7 +75,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, rt route) 
 	case authProject:
 		c.ProjectID = param(r, "id")
 	}
-	acc, err := s.app.Authorize(r.Context(), c, rt.rule())
+	acc, err := s.app.Accounts.Authorize(r.Context(), c, rt.rule())
 	if err != nil {
 		s.countKeyFailure(r, err)
 		return err
@@ -113,7 +114,7 @@ func (s *Server) applyRateLimit(w http.ResponseWriter, projectID string) error {
 		return nil
 	}
 	h.Set("Retry-After", resetSecs)
-	return &app.Error{Kind: app.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
+	return &apierr.Error{Kind: apierr.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
 		Message:    "Rate limit exceeded: " + strconv.Itoa(s.limiter.limit) + " requests per minute",
 		Details:    map[string]any{"limit": s.limiter.limit, "retryAfter": reset},
 		Suggestion: "Wait " + resetSecs + " seconds before retrying"}

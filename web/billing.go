@@ -4,19 +4,19 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // billingDisabled answers the payment provider's endpoints: Herald has
 // none, whoever asks.
 func (s *Server) billingDisabled(w http.ResponseWriter, r *http.Request) error {
-	return &app.Error{Kind: app.KindNotFound, Code: "BILLING_DISABLED",
+	return &apierr.Error{Kind: apierr.KindNotFound, Code: "BILLING_DISABLED",
 		Message: "Billing is not enabled on this server: it has no payment provider"}
 }
 
 // billingLimits serves GET /users/@me/projects/{id}/billing-limits.
 func (s *Server) billingLimits(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.BillingLimits(r.Context(), reqOf(r).access))
+	return reply(w, http.StatusOK)(s.app.Accounts.BillingLimits(r.Context(), reqOf(r).access))
 }
 
 // setBillingLimits serves PUT /users/@me/projects/{id}/billing-limits.
@@ -25,10 +25,10 @@ func (s *Server) setBillingLimits(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.SetBillingLimits(r.Context(), reqOf(r).access, b))
+	return reply(w, http.StatusOK)(s.app.Accounts.SetBillingLimits(r.Context(), reqOf(r).access, b))
 }
 
 // billingConsumption serves GET /users/@me/projects/{id}/billing-consumption.
 func (s *Server) billingConsumption(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.BillingConsumption(r.Context(), reqOf(r).access))
+	return reply(w, http.StatusOK)(s.app.Accounts.BillingConsumption(r.Context(), reqOf(r).access))
 }

@@ -12,7 +12,7 @@ import (
 func ownEnvProject(t *testing.T, e *webtest.Env, email string) *browser {
 	t.Helper()
 	b := signupUser(t, e, email)
-	if _, err := e.App.AddMemberByEmail(t.Context(), e.Project.ID, email, "OWNER"); err != nil {
+	if _, err := e.App.Accounts.AddMemberByEmail(t.Context(), e.Project.ID, email, "OWNER"); err != nil {
 		t.Fatal(err)
 	}
 	return b

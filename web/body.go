@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // requestBody is every request body as handlers read it. It tells the
@@ -64,16 +64,16 @@ func (s *Server) wrapBody(w http.ResponseWriter, r *http.Request, limit int64) {
 // the limit, 408 too slow (and the connection closed: the rest of the
 // body is still on its way), and none at all for a client that went away
 // (ok false): no answer is owed to it, and it is no error of ours.
-func (s *Server) bodyFailure(w http.ResponseWriter, r *http.Request, err error) (status int, e *app.Error, ok bool) {
+func (s *Server) bodyFailure(w http.ResponseWriter, r *http.Request, err error) (status int, e *apierr.Error, ok bool) {
 	var tooLarge *http.MaxBytesError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &tooLarge):
-		return http.StatusRequestEntityTooLarge, &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
+		return http.StatusRequestEntityTooLarge, &apierr.Error{Kind: apierr.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
 			Message: "Request body is too large"}, true
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		w.Header().Set("Connection", "close")
-		return http.StatusRequestTimeout, &app.Error{Code: "REQUEST_TIMEOUT",
+		return http.StatusRequestTimeout, &apierr.Error{Code: "REQUEST_TIMEOUT",
 			Message:    "The request body did not arrive within " + s.bodyTimeout.String(),
 			Suggestion: "Send the whole body without pausing"}, true
 	}

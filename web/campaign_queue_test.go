@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -82,7 +83,7 @@ func TestCampaignDeliversEachEmailOnceWithoutJobRows(t *testing.T) {
 	receivedOnce(t, e, want)
 	var jobs, delivered int
 	ctx := context.Background()
-	_ = e.DB.Reader().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE kind IN (?, ?)`, app.JobDeliver, app.JobDeliverCampaign).Scan(&jobs)
+	_ = e.DB.Reader().QueryRow(ctx, `SELECT count(*) FROM jobs WHERE kind IN (?, ?)`, messaging.JobDeliver, messaging.JobDeliverCampaign).Scan(&jobs)
 	_ = e.DB.Reader().QueryRow(ctx, `SELECT count(*) FROM emails WHERE campaign_id = ? AND status = 'DELIVERED' AND attempts = 1`,
 		c.ID).Scan(&delivered)
 	if jobs != 0 || delivered != want || queuedEmails(t, e) != 0 {
@@ -104,7 +105,7 @@ func TestCampaignEmailOfADeadWorkerIsDeliveredAfterItsLease(t *testing.T) {
 	c := createCampaign(t, e, campaignBody(nil))
 	sendNow(t, e, c.ID)
 	waitPending(t, e, c.ID, want)
-	retryAt, ok, err := e.App.Jobs().NextRun(context.Background(), app.JobDeliverCampaign)
+	retryAt, ok, err := e.App.Jobs().NextRun(context.Background(), messaging.JobDeliverCampaign)
 	if err != nil || !ok {
 		t.Fatalf("no retry queued: %v", err)
 	}
@@ -148,13 +149,13 @@ func TestCampaignEmailWhoseLastAttemptDiedFails(t *testing.T) {
 	waitPending(t, e, c.ID, 1)
 	maxAttempts := 0
 	for _, k := range e.App.Jobs().Kinds() {
-		if k.Name == app.JobDeliverCampaign {
+		if k.Name == messaging.JobDeliverCampaign {
 			maxAttempts = k.Retry.MaxAttempts
 		}
 	}
 	// Workers claim it at every lease's end and die, without the clock
 	// moving, until its last attempt.
-	at, _, _ := e.App.Jobs().NextRun(context.Background(), app.JobDeliverCampaign)
+	at, _, _ := e.App.Jobs().NextRun(context.Background(), messaging.JobDeliverCampaign)
 	for attempts := 1; attempts < maxAttempts; {
 		err := e.DB.Write(context.Background(), func(tx *storage.Tx) error {
 			got, err := tx.ClaimQueuedEmails(context.Background(), at, at.Add(time.Minute), 1)

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/campaigns"
+	"github.com/heraldmail/herald/app/paging"
 )
 
 // campaignBody is the body of POST /campaigns and PUT /campaigns/{id}.
@@ -23,8 +24,8 @@ type campaignBody struct {
 	AudienceCondition json.RawMessage `json:"audienceCondition"`
 }
 
-func (b campaignBody) input() app.CampaignInput {
-	return app.CampaignInput{Name: b.Name, Description: b.Description, Subject: b.Subject, Body: b.Body,
+func (b campaignBody) input() campaigns.CampaignInput {
+	return campaigns.CampaignInput{Name: b.Name, Description: b.Description, Subject: b.Subject, Body: b.Body,
 		From: b.From, FromName: b.FromName, ReplyTo: b.ReplyTo, Type: b.Type, AudienceType: b.AudienceType,
 		SegmentID: b.SegmentID, AudienceCondition: b.AudienceCondition}
 }
@@ -34,8 +35,8 @@ func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, _ := queryInt(r, "page")
 	size, _ := queryInt(r, "pageSize")
-	return reply(w, http.StatusOK)(s.app.ListCampaigns(r.Context(), projectID(r), app.CampaignQuery{
-		Page: app.PageRequest{Page: page, PageSize: size}, Status: q.Get("status"), Search: q.Get("search"),
+	return reply(w, http.StatusOK)(s.app.Campaigns.ListCampaigns(r.Context(), projectID(r), campaigns.CampaignQuery{
+		Page: paging.PageRequest{Page: page, PageSize: size}, Status: q.Get("status"), Search: q.Get("search"),
 		Sort: q.Get("sort"), Dir: q.Get("dir")}))
 }
 
@@ -46,12 +47,12 @@ func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return replyData(w, http.StatusCreated)(s.app.CreateCampaign(r.Context(), projectID(r), b.input()))
+	return replyData(w, http.StatusCreated)(s.app.Campaigns.CreateCampaign(r.Context(), projectID(r), b.input()))
 }
 
 // getCampaign serves GET /campaigns/{id}.
 func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetCampaign(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Campaigns.GetCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateCampaign serves PUT /campaigns/{id}.
@@ -60,12 +61,12 @@ func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.UpdateCampaign(r.Context(), projectID(r), param(r, "id"), b.input()))
+	return reply(w, http.StatusOK)(s.app.Campaigns.UpdateCampaign(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteCampaign serves DELETE /campaigns/{id}.
 func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.DeleteCampaign(r.Context(), projectID(r), param(r, "id")); err != nil {
+	if err := s.app.Campaigns.DeleteCampaign(r.Context(), projectID(r), param(r, "id")); err != nil {
 		return err
 	}
 	noContent(w)
@@ -74,14 +75,14 @@ func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request) error {
 
 // duplicateCampaign serves POST /campaigns/{id}/duplicate.
 func (s *Server) duplicateCampaign(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusCreated)(s.app.DuplicateCampaign(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusCreated)(s.app.Campaigns.DuplicateCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // sendCampaignResponse is {success, data: {id, name, status, scheduledFor}, message}.
 type sendCampaignResponse struct {
-	Success bool                   `json:"success"`
-	Data    app.CampaignSendResult `json:"data"`
-	Message string                 `json:"message"`
+	Success bool                         `json:"success"`
+	Data    campaigns.CampaignSendResult `json:"data"`
+	Message string                       `json:"message"`
 }
 
 // sendCampaign serves POST /campaigns/{id}/send.
@@ -92,7 +93,7 @@ func (s *Server) sendCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	res, msg, err := s.app.SendCampaign(r.Context(), projectID(r), param(r, "id"), b.ScheduledFor)
+	res, msg, err := s.app.Campaigns.SendCampaign(r.Context(), projectID(r), param(r, "id"), b.ScheduledFor)
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func (s *Server) sendCampaign(w http.ResponseWriter, r *http.Request) error {
 
 // cancelCampaign serves POST /campaigns/{id}/cancel.
 func (s *Server) cancelCampaign(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.CancelCampaign(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Campaigns.CancelCampaign(r.Context(), projectID(r), param(r, "id")))
 }
 
 // testCampaign serves POST /campaigns/{id}/test.
@@ -113,10 +114,10 @@ func (s *Server) testCampaign(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.SendCampaignTest(r.Context(), projectID(r), param(r, "id"), b.Email))
+	return reply(w, http.StatusOK)(s.app.Campaigns.SendCampaignTest(r.Context(), projectID(r), param(r, "id"), b.Email))
 }
 
 // campaignStats serves GET /campaigns/{id}/stats.
 func (s *Server) campaignStats(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetCampaignStats(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Campaigns.GetCampaignStats(r.Context(), projectID(r), param(r, "id")))
 }

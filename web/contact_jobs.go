@@ -5,17 +5,18 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 // importContacts serves POST /contacts/import: a multipart form whose
 // field "file" is the CSV.
 func (s *Server) importContacts(w http.ResponseWriter, r *http.Request) error {
-	file, err := formFile(r, "file", app.MaxImportBytes)
+	file, err := formFile(r, "file", audience.MaxImportBytes)
 	if err != nil {
 		return err
 	}
-	return reply(w, http.StatusAccepted)(s.app.ImportContacts(r.Context(), projectID(r), file))
+	return reply(w, http.StatusAccepted)(s.app.Audience.ImportContacts(r.Context(), projectID(r), file))
 }
 
 // formFile reads one uploaded file of at most limit bytes. The form is
@@ -26,7 +27,7 @@ func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
 		return nil, malformedForm(err)
 	}
 	if err != nil {
-		return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type",
+		return nil, apierr.Invalid(apierr.FieldError{Field: field, Code: "invalid_type",
 			Message: "Send the CSV as multipart/form-data in the field \"" + field + "\""})
 	}
 	for {
@@ -34,7 +35,7 @@ func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
 		// Only the closing boundary is a clean end (io.EOF itself); a body
 		// that stops without it is malformed (an error wrapping io.EOF).
 		if err == io.EOF {
-			return nil, app.Invalid(app.FieldError{Field: field, Code: "invalid_type", Message: "Required", Received: "undefined"})
+			return nil, apierr.Invalid(apierr.FieldError{Field: field, Code: "invalid_type", Message: "Required", Received: "undefined"})
 		}
 		if err != nil {
 			return nil, malformedForm(err)
@@ -47,7 +48,7 @@ func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
 			return nil, malformedForm(err)
 		}
 		if int64(len(data)) > limit {
-			return nil, &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "The file is larger than 5 MB"}
+			return nil, &apierr.Error{Kind: apierr.KindTooLarge, Code: "PAYLOAD_TOO_LARGE", Message: "The file is larger than 5 MB"}
 		}
 		return data, nil
 	}
@@ -56,21 +57,21 @@ func formFile(r *http.Request, field string, limit int64) ([]byte, error) {
 // malformedForm is a multipart body that does not parse. When the body
 // itself failed to arrive, writeError answers that instead.
 func malformedForm(err error) error {
-	return app.BadRequest("Malformed multipart body: %v", err)
+	return apierr.BadRequest("Malformed multipart body: %v", err)
 }
 
 // importStatus serves GET /contacts/import/{jobId}.
 func (s *Server) importStatus(w http.ResponseWriter, r *http.Request) error {
-	return s.jobStatus(w, r, app.JobImportContacts)
+	return s.jobStatus(w, r, audience.JobImportContacts)
 }
 
 // bulkStatus serves GET /contacts/bulk/{jobId}.
 func (s *Server) bulkStatus(w http.ResponseWriter, r *http.Request) error {
-	return s.jobStatus(w, r, app.JobBulkContacts)
+	return s.jobStatus(w, r, audience.JobBulkContacts)
 }
 
 func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request, kind string) error {
-	return reply(w, http.StatusOK)(s.app.JobStatus(r.Context(), projectID(r), kind, param(r, "jobId")))
+	return reply(w, http.StatusOK)(s.app.Audience.JobStatus(r.Context(), projectID(r), kind, param(r, "jobId")))
 }
 
 type bulkBody struct {
@@ -87,10 +88,10 @@ func (s *Server) bulk(action string) func(http.ResponseWriter, *http.Request) er
 			return err
 		}
 		if b.Mode != "" && b.Mode != "ids" {
-			return app.Invalid(app.FieldError{Field: "mode", Code: "invalid_enum_value",
+			return apierr.Invalid(apierr.FieldError{Field: "mode", Code: "invalid_enum_value",
 				Message: "mode must be \"ids\"", Received: b.Mode})
 		}
-		job, err := s.app.BulkContacts(r.Context(), projectID(r), action, b.ContactIDs)
+		job, err := s.app.Audience.BulkContacts(r.Context(), projectID(r), action, b.ContactIDs)
 		if err != nil {
 			return err
 		}

@@ -175,7 +175,7 @@ func TestBulkContacts(t *testing.T) {
 	// A bulk job is not an import job, nor another project's.
 	expectError(t, e.Secret("GET", "/contacts/import/"+id, nil), 404, "NOT_FOUND")
 	expectError(t, e.Secret("GET", "/contacts/bulk/nope", nil), 404, "NOT_FOUND")
-	p2, err := e.App.CreateProject(t.Context(), "Second")
+	p2, err := e.App.Accounts.CreateProject(t.Context(), "Second")
 	if err != nil {
 		t.Fatal(err)
 	}

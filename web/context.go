@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 )
 
 // request carries what the middleware learns about a request to the
@@ -12,8 +12,8 @@ import (
 type request struct {
 	id      string
 	route   string // the routes table's pattern; "" when none matched
-	project app.Project
-	access  app.Access // what authorization found: project and role
+	project accounts.Project
+	access  accounts.Access // what authorization found: project and role
 	params  map[string]string
 	bodyErr error // the first failure reading the body (see requestBody)
 }

@@ -160,7 +160,7 @@ func TestBodyTooLargeIs413(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	e := webtest.New(t, webtest.Options{NoWorkers: true, RateLimit: 3})
 	other := e.App // a second project of the same server has its own budget
-	p2, err := other.CreateProject(t.Context(), "Other")
+	p2, err := other.Accounts.CreateProject(t.Context(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRegeneratedKeysStopAtOnce(t *testing.T) {
 	// Both keys are used first, so that they are in the key cache.
 	expectStatus(t, e.Secret("GET", "/contacts", nil), 200)
 	expectStatus(t, e.Public("POST", "/v1/track", trackReq("a@example.com", "e")), 200)
-	p, err := e.App.RegenerateKeys(t.Context(), old.ID)
+	p, err := e.App.Accounts.RegenerateKeys(t.Context(), old.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/paging"
 )
 
 // Body size limits. A route's row may raise its own.
@@ -76,7 +77,7 @@ func decodeBytes(body []byte, dst any) error {
 }
 
 func malformed(detail string) error {
-	return &app.Error{Kind: app.KindBadRequest, Code: "VALIDATION_ERROR", Message: "Malformed JSON: " + detail}
+	return &apierr.Error{Kind: apierr.KindBadRequest, Code: "VALIDATION_ERROR", Message: "Malformed JSON: " + detail}
 }
 
 func jsonError(err error) error {
@@ -84,10 +85,10 @@ func jsonError(err error) error {
 	if errors.As(err, &typeErr) {
 		field := typeErr.Field
 		if field == "" {
-			return app.Invalid(app.FieldError{Field: "", Code: "invalid_type",
+			return apierr.Invalid(apierr.FieldError{Field: "", Code: "invalid_type",
 				Message: "Expected a JSON object, received " + typeErr.Value, Received: typeErr.Value})
 		}
-		return app.Invalid(app.FieldError{Field: field, Code: "invalid_type",
+		return apierr.Invalid(apierr.FieldError{Field: field, Code: "invalid_type",
 			Message:  "Expected " + jsonTypeName(typeErr.Type.String()) + ", received " + typeErr.Value,
 			Received: typeErr.Value})
 	}
@@ -143,5 +144,5 @@ func queryBool(r *http.Request, name string) *bool {
 // limitParam applies the cursor-list limit rules to ?limit=.
 func limitParam(r *http.Request) int {
 	n, given := queryInt(r, "limit")
-	return app.ClampLimit(n, given)
+	return paging.ClampLimit(n, given)
 }

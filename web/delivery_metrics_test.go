@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
@@ -22,7 +22,7 @@ func TestDeliveryGivenUpAtItsAttemptLimitCountsFailed(t *testing.T) {
 	emails := sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "hello@herald.test", "subject": "s", "body": "b"})
 	id := emails[0].(map[string]any)["email"].(string)
 	before := scrape(t, e, "tok")["herald_deliveries_total"].sum(map[string]string{"outcome": "failed"})
-	dieEveryAttempt(t, e, app.JobDeliver)
+	dieEveryAttempt(t, e, messaging.JobDeliver)
 	e.StartWorkers()
 	waitStatus(t, e, id, storage.EmailFailed)
 	// The counter moves when the write that failed the email commits,

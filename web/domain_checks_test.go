@@ -8,7 +8,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/senders"
 	"github.com/heraldmail/herald/dkim"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
@@ -48,7 +49,7 @@ func TestDomainVerifiesWithTheRSARecordAsReturned(t *testing.T) {
 	if d.record(t, "spf").Status != "verified" || d.record(t, "dmarc").Status != "verified" {
 		t.Errorf("SPF and DMARC published but not verified: %+v", d.Records)
 	}
-	key, err := e.App.SigningKey(context.Background(), e.Project.ID, "EXAMPLE.org")
+	key, err := e.App.Senders.SigningKey(context.Background(), e.Project.ID, "EXAMPLE.org")
 	if err != nil || !dkim.RecordMatches(dk.Value, key) {
 		t.Fatalf("SigningKey = %v, %v; want the key of the published record", key.Selector, err)
 	}
@@ -95,33 +96,33 @@ func TestCheckSender(t *testing.T) {
 	t.Parallel()
 	e := webtest.New(t, webtest.Options{})
 	ctx := context.Background()
-	err := e.App.CheckSender(ctx, e.Project.ID, "hello@example.com")
-	ae, ok := app.AsError(err)
-	if !ok || ae.Kind != app.KindForbidden || ae.Code != "INTERNAL_SERVER_ERROR" ||
+	err := e.App.Senders.CheckSender(ctx, e.Project.ID, "hello@example.com")
+	ae, ok := apierr.AsError(err)
+	if !ok || ae.Kind != apierr.KindForbidden || ae.Code != "INTERNAL_SERVER_ERROR" ||
 		ae.Details["reason"] != "DOMAIN_NOT_VERIFIED" || ae.Details["domain"] != "example.com" || ae.Suggestion == "" {
 		t.Fatalf("CheckSender = %#v", err)
 	}
 	d := addDomain(t, e, "example.com")
-	if err := e.App.CheckSender(ctx, e.Project.ID, "hello@example.com"); err == nil {
+	if err := e.App.Senders.CheckSender(ctx, e.Project.ID, "hello@example.com"); err == nil {
 		t.Fatal("a pending domain sends")
 	}
 	publish(t, e, d.record(t, "dkim"))
 	verifyNow(t, e, d.ID)
 	for _, from := range []string{"hello@example.com", "Hello@EXAMPLE.com"} {
-		if err := e.App.CheckSender(ctx, e.Project.ID, from); err != nil {
+		if err := e.App.Senders.CheckSender(ctx, e.Project.ID, from); err != nil {
 			t.Errorf("CheckSender(%q) = %v", from, err)
 		}
 	}
 	for _, from := range []string{"hello@sub.example.com", "hello@example.com.evil", "not an address"} {
-		if err := e.App.CheckSender(ctx, e.Project.ID, from); err == nil {
+		if err := e.App.Senders.CheckSender(ctx, e.Project.ID, from); err == nil {
 			t.Errorf("CheckSender(%q) accepted", from)
 		}
 	}
-	other, _ := e.App.CreateProject(ctx, "Other")
-	if err := e.App.CheckSender(ctx, other.ID, "hello@example.com"); err == nil {
+	other, _ := e.App.Accounts.CreateProject(ctx, "Other")
+	if err := e.App.Senders.CheckSender(ctx, other.ID, "hello@example.com"); err == nil {
 		t.Error("another project sends from this project's domain")
 	}
-	if _, err := e.App.SigningKey(ctx, other.ID, "example.com"); err == nil {
+	if _, err := e.App.Senders.SigningKey(ctx, other.ID, "example.com"); err == nil {
 		t.Error("another project got this project's key")
 	}
 }
@@ -132,7 +133,7 @@ func domainCheckJob(t *testing.T, e *webtest.Env) (string, time.Time) {
 	var state string
 	var runAt int64
 	err := e.DB.Reader().QueryRow(context.Background(),
-		`SELECT state, run_at FROM jobs WHERE kind = ?`, app.JobCheckDomains).Scan(&state, &runAt)
+		`SELECT state, run_at FROM jobs WHERE kind = ?`, senders.JobCheckDomains).Scan(&state, &runAt)
 	if err != nil && err.Error() != "sql: no rows in result set" {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func waitDomainCheckAfter(t *testing.T, e *webtest.Env, t0 time.Time) {
 // it to finish.
 func runDomainChecks(t *testing.T, e *webtest.Env) {
 	t.Helper()
-	e.Clock.Advance(app.DomainCheckInterval)
+	e.Clock.Advance(senders.DomainCheckInterval)
 	waitDomainCheckAfter(t, e, e.Clock.Now())
 }
 

@@ -3,12 +3,12 @@ package web
 import (
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/senders"
 )
 
 // listDomains serves GET /domains/project/{projectId}: a bare array.
 func (s *Server) listDomains(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.ListDomains(r.Context(), projectID(r), param(r, "projectId")))
+	return reply(w, http.StatusOK)(s.app.Senders.ListDomains(r.Context(), projectID(r), param(r, "projectId")))
 }
 
 // addDomain serves POST /domains.
@@ -21,18 +21,18 @@ func (s *Server) addDomain(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.AddDomain(r.Context(), projectID(r),
-		app.AddDomainInput{Domain: b.Domain, ProjectID: b.ProjectID, Algorithm: b.Algorithm}))
+	return reply(w, http.StatusCreated)(s.app.Senders.AddDomain(r.Context(), projectID(r),
+		senders.AddDomainInput{Domain: b.Domain, ProjectID: b.ProjectID, Algorithm: b.Algorithm}))
 }
 
 // verifyDomain serves GET /domains/{id}/verify.
 func (s *Server) verifyDomain(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.VerifyDomain(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Senders.VerifyDomain(r.Context(), projectID(r), param(r, "id")))
 }
 
 // deleteDomain serves DELETE /domains/{id}.
 func (s *Server) deleteDomain(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.DeleteDomain(r.Context(), projectID(r), param(r, "id")); err != nil {
+	if err := s.app.Senders.DeleteDomain(r.Context(), projectID(r), param(r, "id")); err != nil {
 		return err
 	}
 	noContent(w)

@@ -207,7 +207,7 @@ func TestAddDomainProjectIDMustBeTheKeys(t *testing.T) {
 func TestDomainVerifiedByAnotherProjectCannotBeAdded(t *testing.T) {
 	t.Parallel()
 	e := webtest.New(t, webtest.Options{})
-	other, err := e.App.CreateProject(context.Background(), "Other")
+	other, err := e.App.Accounts.CreateProject(context.Background(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestDomainVerifiedByAnotherProjectCannotBeAdded(t *testing.T) {
 		t.Fatal("verified by the other project's record")
 	}
 	expectStatus(t, e.Do("GET", "/domains/"+theirs.ID+"/verify", other.Secret, nil), 200)
-	third, err := e.App.CreateProject(context.Background(), "Third")
+	third, err := e.App.Accounts.CreateProject(context.Background(), "Third")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestListDomainsOfOwnProjectOnly(t *testing.T) {
 	if len(got[0].Records) == 0 {
 		t.Errorf("listed domains carry their records")
 	}
-	other, err := e.App.CreateProject(context.Background(), "Other")
+	other, err := e.App.Accounts.CreateProject(context.Background(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestDeleteDomain(t *testing.T) {
 	}
 	expectError(t, e.Secret("DELETE", "/domains/"+d.ID, nil), 404, "DOMAIN_NOT_FOUND")
 	expectError(t, e.Secret("GET", "/domains/"+d.ID+"/verify", nil), 404, "DOMAIN_NOT_FOUND")
-	if err := e.App.CheckSender(context.Background(), e.Project.ID, "hi@example.com"); err == nil {
+	if err := e.App.Senders.CheckSender(context.Background(), e.Project.ID, "hi@example.com"); err == nil {
 		t.Fatal("a deleted domain still sends")
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // envelope is the error body of the spec's Errors part.
@@ -18,32 +18,32 @@ type envelope struct {
 }
 
 type errorBody struct {
-	Code       string           `json:"code"`
-	Message    string           `json:"message"`
-	StatusCode int              `json:"statusCode"`
-	RequestID  string           `json:"requestId"`
-	Errors     []app.FieldError `json:"errors,omitempty"`
-	Details    map[string]any   `json:"details,omitempty"`
-	Suggestion string           `json:"suggestion,omitempty"`
+	Code       string              `json:"code"`
+	Message    string              `json:"message"`
+	StatusCode int                 `json:"statusCode"`
+	RequestID  string              `json:"requestId"`
+	Errors     []apierr.FieldError `json:"errors,omitempty"`
+	Details    map[string]any      `json:"details,omitempty"`
+	Suggestion string              `json:"suggestion,omitempty"`
 }
 
-func statusOf(e *app.Error) int {
+func statusOf(e *apierr.Error) int {
 	switch e.Kind {
-	case app.KindBadRequest:
+	case apierr.KindBadRequest:
 		return http.StatusBadRequest
-	case app.KindValidation:
+	case apierr.KindValidation:
 		return http.StatusUnprocessableEntity
-	case app.KindUnauthorized:
+	case apierr.KindUnauthorized:
 		return http.StatusUnauthorized
-	case app.KindForbidden:
+	case apierr.KindForbidden:
 		return http.StatusForbidden
-	case app.KindNotFound:
+	case apierr.KindNotFound:
 		return http.StatusNotFound
-	case app.KindConflict:
+	case apierr.KindConflict:
 		return http.StatusConflict
-	case app.KindTooLarge:
+	case apierr.KindTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case app.KindRateLimited:
+	case apierr.KindRateLimited:
 		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
@@ -62,11 +62,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		return
 	}
-	e, ok := app.AsError(err)
+	e, ok := apierr.AsError(err)
 	if !ok {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			e, ok = &app.Error{Kind: app.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
+			e, ok = &apierr.Error{Kind: apierr.KindTooLarge, Code: "PAYLOAD_TOO_LARGE",
 				Message: "Request body is too large"}, true
 		}
 	}
@@ -80,10 +80,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
 			slog.String("request_id", reqOf(r).id), slog.String("err", err.Error()))
-		e = &app.Error{Code: "INTERNAL_SERVER_ERROR", Message: "An unexpected error occurred"}
+		e = &apierr.Error{Code: "INTERNAL_SERVER_ERROR", Message: "An unexpected error occurred"}
 	}
 	status := statusOf(e)
-	if e.Kind == app.KindBadRequest && e.Code == "VALIDATION_ERROR" {
+	if e.Kind == apierr.KindBadRequest && e.Code == "VALIDATION_ERROR" {
 		status = http.StatusBadRequest // malformed JSON
 	}
 	s.writeEnvelope(w, r, status, e)
@@ -91,7 +91,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeEnvelope writes e as the spec's envelope, or as the bare {error}
 // body where the spec asks for it.
-func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, status int, e *app.Error) {
+func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, status int, e *apierr.Error) {
 	if e.Plain {
 		writeJSON(w, status, map[string]string{"error": e.Message})
 		return

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/web/webtest"
 )
 
@@ -26,7 +27,7 @@ func TestIdempotencyKeysOfACrashAreSettledAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := app.IdempotentRequest(ctx, pid, "after-commit", 200)
-	if _, err := e.App.Track(work, pid, app.TrackInput{Email: &email, Event: &event}); err != nil {
+	if _, err := e.App.Audience.Track(work, pid, audience.TrackInput{Email: &email, Event: &event}); err != nil {
 		t.Fatal(err)
 	}
 	env := expectError(t, e.Public("POST", "/v1/track", trackReq(email, event), "Idempotency-Key", "after-commit"),

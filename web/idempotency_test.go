@@ -109,7 +109,7 @@ func TestIdempotencyKeyExpires(t *testing.T) {
 
 func TestIdempotencyKeyIsPerProject(t *testing.T) {
 	e := webtest.New(t, webtest.Options{NoWorkers: true})
-	p2, err := e.App.CreateProject(t.Context(), "Second")
+	p2, err := e.App.Accounts.CreateProject(t.Context(), "Second")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func newInboundEnv(t *testing.T) *inboundEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := smtpin.New(smtpin.Config{Hostname: "mx.herald.test"}, e.App.BounceMailbox(), slog.New(slog.DiscardHandler))
+	srv := smtpin.New(smtpin.Config{Hostname: "mx.herald.test"}, e.App.Messaging.BounceMailbox(), slog.New(slog.DiscardHandler))
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Close)
 	return &inboundEnv{Env: e, listener: ln.Addr().String()}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // maxLimiterKeys bounds the memory of a per-IP limiter. Past it, finished
@@ -96,14 +96,14 @@ func (s *Server) countKeyFailure(r *http.Request, err error) {
 	if s.keyFailures == nil {
 		return
 	}
-	if e, ok := app.AsError(err); ok && e.Code == "INVALID_API_KEY" {
+	if e, ok := apierr.AsError(err); ok && e.Code == "INVALID_API_KEY" {
 		s.keyFailures.allow(clientIP(r))
 	}
 }
 
 func rateLimited(limit, reset int, what string) error {
 	secs := strconv.Itoa(reset)
-	return &app.Error{Kind: app.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
+	return &apierr.Error{Kind: apierr.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
 		Message:    "Rate limit exceeded: " + strconv.Itoa(limit) + " " + what,
 		Details:    map[string]any{"limit": limit, "retryAfter": reset},
 		Suggestion: "Wait " + secs + " seconds before retrying"}

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/campaigns"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -43,7 +45,7 @@ func TestImportWhoseWorkerDiesEveryAttemptIsFailed(t *testing.T) {
 	t.Parallel()
 	e := webtest.New(t, webtest.Options{NoWorkers: true})
 	id := jobID(t, upload(t, e, "file", "email\nada@example.com\n"))
-	if j := dieEveryAttempt(t, e, app.JobImportContacts); j.Attempts != 3 {
+	if j := dieEveryAttempt(t, e, audience.JobImportContacts); j.Attempts != 3 {
 		t.Fatalf("import allowed %d attempts", j.Attempts)
 	}
 	e.StartWorkers()
@@ -60,7 +62,7 @@ func TestDeliveryWhoseWorkerDiesEveryAttemptFailsItsEmail(t *testing.T) {
 	e.RouteMail("example.net")
 	emails := sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "hello@herald.test", "subject": "s", "body": "b"})
 	id := emails[0].(map[string]any)["email"].(string)
-	dieEveryAttempt(t, e, app.JobDeliver)
+	dieEveryAttempt(t, e, messaging.JobDeliver)
 	e.StartWorkers()
 	em := waitStatus(t, e, id, storage.EmailFailed)
 	if em.LastResponse != "gave up: the worker stopped during the last attempt" || e.Sink.Count() != 0 {
@@ -88,7 +90,7 @@ func TestDeliveryThatCannotGoOnFailsItsEmail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.AdvanceToRetry(app.JobDeliverCampaign)
+	e.AdvanceToRetry(messaging.JobDeliverCampaign)
 	waitCampaign(t, e, c.ID, "SENT")
 	var st map[string]any
 	e.Secret("GET", "/campaigns/"+c.ID+"/stats", nil).Decode(t, &st)
@@ -127,7 +129,7 @@ func TestCampaignSendThatKeepsFailingStops(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("campaign %+v", getCampaign(t, e, c.ID))
 		}
-		next, ok, err := storage.NextRunOfKind(context.Background(), e.DB.Reader(), app.JobCampaignSend)
+		next, ok, err := storage.NextRunOfKind(context.Background(), e.DB.Reader(), campaigns.JobCampaignSend)
 		if now := e.Clock.Now(); err == nil && ok && next.After(now) {
 			e.Clock.Advance(next.Sub(now)) // the next retry
 		}
@@ -157,7 +159,7 @@ func TestCampaignSendWhoseWorkerDiesEveryAttemptIsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := dieEveryAttempt(t, e, app.JobCampaignSend); j.Attempts != 10 {
+	if j := dieEveryAttempt(t, e, campaigns.JobCampaignSend); j.Attempts != 10 {
 		t.Fatalf("send allowed %d attempts", j.Attempts)
 	}
 	e.StartWorkers()

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/campaigns"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -22,13 +23,13 @@ func drainDeliveries(t *testing.T, e *webtest.Env) {
 		// A campaign's emails are their own queue entries (due_at set).
 		var n int
 		if err := e.DB.Reader().QueryRow(ctx, `SELECT (SELECT count(*) FROM jobs WHERE kind = ? AND state IN ('queued', 'active'))
-			+ (SELECT count(*) FROM emails WHERE due_at IS NOT NULL)`, app.JobDeliver).Scan(&n); err != nil {
+			+ (SELECT count(*) FROM emails WHERE due_at IS NOT NULL)`, messaging.JobDeliver).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
 			return
 		}
-		for _, kind := range []string{app.JobDeliver, app.JobDeliverCampaign} {
+		for _, kind := range []string{messaging.JobDeliver, messaging.JobDeliverCampaign} {
 			next, ok, err := e.App.Jobs().NextRun(ctx, kind)
 			if err != nil {
 				t.Fatal(err)
@@ -49,7 +50,7 @@ func scheduledJob(t *testing.T, e *webtest.Env, campaignID string) (attempts int
 	t.Helper()
 	var ms int64
 	err := e.DB.Reader().QueryRow(context.Background(), `SELECT attempts, run_at FROM jobs WHERE kind = ? AND state = 'queued'
-		AND json_extract(payload, '$.campaignId') = ?`, app.JobCampaignSend, campaignID).Scan(&attempts, &ms)
+		AND json_extract(payload, '$.campaignId') = ?`, campaigns.JobCampaignSend, campaignID).Scan(&attempts, &ms)
 	if err != nil {
 		t.Fatalf("the campaign's send job: %v", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // The operator's endpoints are answered before the routes table's router:
@@ -60,14 +60,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) metricsEndpoint(w http.ResponseWriter, r *http.Request) {
 	if s.metrics == nil {
-		s.writeError(w, r, app.NotFound("NOT_FOUND", "Metrics are not enabled"))
+		s.writeError(w, r, apierr.NotFound("NOT_FOUND", "Metrics are not enabled"))
 		return
 	}
 	if s.metricsToken != "" {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.metricsToken)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="herald metrics"`)
-			s.writeError(w, r, &app.Error{Kind: app.KindUnauthorized, Code: "UNAUTHORIZED",
+			s.writeError(w, r, &apierr.Error{Kind: apierr.KindUnauthorized, Code: "UNAUTHORIZED",
 				Message: "GET /metrics needs Authorization: Bearer <HERALD_METRICS_TOKEN>"})
 			return
 		}

@@ -5,7 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/tracking"
 )
 
 // The pages behind unsubscribeUrl, subscribeUrl and manageUrl. A GET only
@@ -40,9 +41,9 @@ func renderPage(w http.ResponseWriter, status int, p page) {
 // in a browser. An internal failure is logged with the request id, as
 // writeError would, and the page says only that it failed.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) error {
-	e, ok := app.AsError(err)
+	e, ok := apierr.AsError(err)
 	switch {
-	case ok && e.Kind == app.KindNotFound:
+	case ok && e.Kind == apierr.KindNotFound:
 		renderPage(w, http.StatusNotFound, page{Title: "Link not valid", Message: e.Message})
 	case ok:
 		renderPage(w, statusOf(e), page{Title: "Request not valid", Message: e.Message})
@@ -56,7 +57,7 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) er
 }
 
 // testSendPage answers the links of a campaign's test send.
-func testSendPage(p app.Preferences) page {
+func testSendPage(p tracking.Preferences) page {
 	return page{Title: "This was a test email", Project: p.ProjectName,
 		Message: "This link came in a test send of a campaign, so it changes nobody's subscription. " +
 			"In the emails of the campaign itself, it lets each recipient manage their subscription."}
@@ -64,9 +65,9 @@ func testSendPage(p app.Preferences) page {
 
 // preferencePage serves a GET page of a contact link: the page shows the
 // contact's address and a button; nothing changes until the button's POST.
-func (s *Server) preferencePage(build func(app.Preferences) page) func(http.ResponseWriter, *http.Request) error {
+func (s *Server) preferencePage(build func(tracking.Preferences) page) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.app.PreferencesByToken(r.Context(), param(r, "token"))
+		p, err := s.app.Tracking.PreferencesByToken(r.Context(), param(r, "token"))
 		if err != nil {
 			return s.pageError(w, r, err)
 		}
@@ -79,19 +80,19 @@ func (s *Server) preferencePage(build func(app.Preferences) page) func(http.Resp
 }
 
 // unsubscribePage is GET /unsubscribe/{token}.
-func unsubscribePage(p app.Preferences) page {
+func unsubscribePage(p tracking.Preferences) page {
 	return page{Title: "Unsubscribe", Project: p.ProjectName,
 		Message: "Stop receiving these emails at " + p.Email + "?", Action: "unsubscribe", Button: "Unsubscribe"}
 }
 
 // subscribePage is GET /subscribe/{token}.
-func subscribePage(p app.Preferences) page {
+func subscribePage(p tracking.Preferences) page {
 	return page{Title: "Subscribe", Project: p.ProjectName,
 		Message: "Receive these emails at " + p.Email + "?", Action: "subscribe", Button: "Subscribe"}
 }
 
 // managePage is GET /manage/{token}: the current state and the way back.
-func managePage(p app.Preferences) page {
+func managePage(p tracking.Preferences) page {
 	if p.Subscribed {
 		return page{Title: "Email preferences", Project: p.ProjectName,
 			Message: p.Email + " is subscribed.", Action: "unsubscribe", Button: "Unsubscribe"}
@@ -110,11 +111,11 @@ func (s *Server) changeSubscription(subscribe bool, manage bool) func(http.Respo
 			// The form decides here: a body that did not arrive decides
 			// nothing (one-click POSTs elsewhere need no body).
 			if err := r.ParseForm(); err != nil {
-				return s.pageError(w, r, app.BadRequest("Malformed form: %v", err))
+				return s.pageError(w, r, apierr.BadRequest("Malformed form: %v", err))
 			}
 			want = r.PostFormValue("action") == "subscribe"
 		}
-		p, err := s.app.SetSubscriptionByToken(r.Context(), param(r, "token"), want)
+		p, err := s.app.Tracking.SetSubscriptionByToken(r.Context(), param(r, "token"), want)
 		if err != nil {
 			return s.pageError(w, r, err)
 		}

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/smtpout/smtptest"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -16,7 +17,7 @@ import (
 // systemMailEnv is a Herald with HERALD_SYSTEM_FROM on a verified domain,
 // delivering to the sink for example.com.
 func systemMailEnv(t *testing.T) *webtest.Env {
-	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{SystemFrom: "Herald <no-reply@herald.test>"}})
+	e := webtest.New(t, webtest.Options{Accounts: accounts.Settings{SystemFrom: "Herald <no-reply@herald.test>"}})
 	verifiedDomain(t, e, "herald.test")
 	e.RouteMail("example.com")
 	return e
@@ -165,7 +166,7 @@ func TestPasswordReset(t *testing.T) {
 // Without a verified domain for HERALD_SYSTEM_FROM, or without it, users
 // are verified at signup and no mail goes out.
 func TestNoPlatformMailWithoutAVerifiedSender(t *testing.T) {
-	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{SystemFrom: "no-reply@unverified.example"}})
+	e := webtest.New(t, webtest.Options{Accounts: accounts.Settings{SystemFrom: "no-reply@unverified.example"}})
 	e.RouteMail("example.com")
 	ada := signupUser(t, e, "ada@example.com")
 	if ada.do("GET", "/users/@me", nil).JSON()["emailVerified"] != true {
@@ -186,7 +187,7 @@ func deliveriesDone(t *testing.T, e *webtest.Env) {
 	for time.Now().Before(deadline) {
 		var n int
 		if err := e.DB.Reader().QueryRow(t.Context(), `SELECT count(*) FROM jobs WHERE kind = ? AND state IN ('queued', 'active')`,
-			app.JobDeliver).Scan(&n); err != nil {
+			messaging.JobDeliver).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {

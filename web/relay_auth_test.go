@@ -15,7 +15,7 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
@@ -105,7 +105,7 @@ func TestRelayAuthFailureIsAConfigError(t *testing.T) {
 	e := webtest.New(t, webtest.Options{
 		Log:      slog.New(countingHandler{mu: &mu, lines: &lines}),
 		SMTP:     func(c *smtpout.Config) { c.Relay, c.RelayUsername, c.RelayPassword = relay.addr, "herald", "wrong" },
-		Delivery: app.DeliveryOptions{Relay: true, RetryBase: time.Minute, GiveUp: 10 * time.Minute},
+		Delivery: messaging.DeliveryOptions{Relay: true, RetryBase: time.Minute, GiveUp: 10 * time.Minute},
 	})
 	verifiedDomain(t, e, "herald.test")
 	for _, to := range []string{"ada@example.net", "bob@example.org"} {
@@ -123,7 +123,7 @@ func TestRelayAuthFailureIsAConfigError(t *testing.T) {
 	// Several probe rounds, past the give-up time: still one ERROR line,
 	// and no attempt counted on any email.
 	for range 12 {
-		e.AdvanceToRetry(app.JobDeliver)
+		e.AdvanceToRetry(messaging.JobDeliver)
 		waitFor(t, "the probe's postponement", func() bool { return allPostponed(t, e) })
 	}
 	if n := relay.logins.Load(); n < 2 || n > 14 {
@@ -152,7 +152,7 @@ func TestRelayAuthFailureIsAConfigError(t *testing.T) {
 
 	// The operator fixes it: the waiting deliveries go.
 	relay.password.Store("wrong")
-	e.AdvanceToRetry(app.JobDeliver)
+	e.AdvanceToRetry(messaging.JobDeliver)
 	waitFor(t, "both deliveries", func() bool { return relay.received.Load() == 2 })
 	waitFor(t, "readyz to recover", func() bool { return readyProblem() == "" })
 }
@@ -162,7 +162,7 @@ func TestRelayAuthFailureIsAConfigError(t *testing.T) {
 func allPostponed(t *testing.T, e *webtest.Env) bool {
 	var n int
 	err := e.DB.Reader().QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE kind = ?
-		AND (state = 'active' OR (state = 'queued' AND run_at <= ?))`, app.JobDeliver, storage.Millis(e.Clock.Now())).Scan(&n)
+		AND (state = 'active' OR (state = 'queued' AND run_at <= ?))`, messaging.JobDeliver, storage.Millis(e.Clock.Now())).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,8 @@ package web
 import (
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 // route is one row of the routes table.
@@ -15,7 +16,7 @@ type route struct {
 	maxBody    int64 // 0: defaultBodyLimit
 	idempotent bool  // honours Idempotency-Key
 	// role is the least role an authProject route needs (see auth.go).
-	role app.Role
+	role accounts.Role
 	// unverified lets a user whose email is unverified reach an authUser
 	// route.
 	unverified bool
@@ -48,11 +49,11 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/contacts/fields/:field/values", auth: authSecret, handle: s.contactFieldValues},
 		{method: "GET", path: "/contacts/fields/:field/usage", auth: authSecret, handle: s.contactFieldUsage},
 		{method: "DELETE", path: "/contacts/fields/:field", auth: authSecret, handle: s.deleteContactField},
-		{method: "POST", path: "/contacts/import", auth: authSecret, handle: s.importContacts, maxBody: app.MaxImportBytes + 1<<20},
+		{method: "POST", path: "/contacts/import", auth: authSecret, handle: s.importContacts, maxBody: audience.MaxImportBytes + 1<<20},
 		{method: "GET", path: "/contacts/import/:jobId", auth: authSecret, handle: s.importStatus},
-		{method: "POST", path: "/contacts/bulk-subscribe", auth: authSecret, handle: s.bulk(app.BulkSubscribe)},
-		{method: "POST", path: "/contacts/bulk-unsubscribe", auth: authSecret, handle: s.bulk(app.BulkUnsubscribe)},
-		{method: "POST", path: "/contacts/bulk-delete", auth: authSecret, handle: s.bulk(app.BulkDelete)},
+		{method: "POST", path: "/contacts/bulk-subscribe", auth: authSecret, handle: s.bulk(audience.BulkSubscribe)},
+		{method: "POST", path: "/contacts/bulk-unsubscribe", auth: authSecret, handle: s.bulk(audience.BulkUnsubscribe)},
+		{method: "POST", path: "/contacts/bulk-delete", auth: authSecret, handle: s.bulk(audience.BulkDelete)},
 		{method: "GET", path: "/contacts/bulk/:jobId", auth: authSecret, handle: s.bulkStatus},
 
 		// Events
@@ -147,23 +148,23 @@ func (s *Server) routes() []route {
 		// Accounts: projects and members; the role is the least one needed
 		{method: "GET", path: "/users/@me/projects", auth: authUser, handle: s.listUserProjects},
 		{method: "POST", path: "/users/@me/projects", auth: authUser, handle: s.createUserProject},
-		{method: "GET", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleMember, handle: s.getUserProject},
-		{method: "PATCH", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleAdmin, handle: s.updateUserProject},
-		{method: "DELETE", path: "/users/@me/projects/:id", auth: authProject, role: app.RoleOwner, handle: s.deleteUserProject},
-		{method: "POST", path: "/users/@me/projects/:id/regenerate-keys", auth: authProject, role: app.RoleAdmin, handle: s.regenerateKeys},
-		{method: "POST", path: "/users/@me/projects/:id/reset", auth: authProject, role: app.RoleOwner, handle: s.resetProject},
-		{method: "GET", path: "/projects/:id/members", auth: authProject, role: app.RoleMember, handle: s.listMembers},
-		{method: "POST", path: "/projects/:id/members", auth: authProject, role: app.RoleAdmin, handle: s.addMember},
-		{method: "PATCH", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.updateMember},
-		{method: "DELETE", path: "/projects/:id/members/:userId", auth: authProject, role: app.RoleAdmin, handle: s.removeMember},
-		{method: "GET", path: "/users/@me/projects/:id/security", auth: authProject, role: app.RoleMember, handle: s.security},
-		{method: "GET", path: "/projects/:id/security", auth: authProject, role: app.RoleMember, handle: s.security},
-		{method: "GET", path: "/projects/:id/setup-state", auth: authProject, role: app.RoleMember, handle: s.setupState},
+		{method: "GET", path: "/users/@me/projects/:id", auth: authProject, role: accounts.RoleMember, handle: s.getUserProject},
+		{method: "PATCH", path: "/users/@me/projects/:id", auth: authProject, role: accounts.RoleAdmin, handle: s.updateUserProject},
+		{method: "DELETE", path: "/users/@me/projects/:id", auth: authProject, role: accounts.RoleOwner, handle: s.deleteUserProject},
+		{method: "POST", path: "/users/@me/projects/:id/regenerate-keys", auth: authProject, role: accounts.RoleAdmin, handle: s.regenerateKeys},
+		{method: "POST", path: "/users/@me/projects/:id/reset", auth: authProject, role: accounts.RoleOwner, handle: s.resetProject},
+		{method: "GET", path: "/projects/:id/members", auth: authProject, role: accounts.RoleMember, handle: s.listMembers},
+		{method: "POST", path: "/projects/:id/members", auth: authProject, role: accounts.RoleAdmin, handle: s.addMember},
+		{method: "PATCH", path: "/projects/:id/members/:userId", auth: authProject, role: accounts.RoleAdmin, handle: s.updateMember},
+		{method: "DELETE", path: "/projects/:id/members/:userId", auth: authProject, role: accounts.RoleAdmin, handle: s.removeMember},
+		{method: "GET", path: "/users/@me/projects/:id/security", auth: authProject, role: accounts.RoleMember, handle: s.security},
+		{method: "GET", path: "/projects/:id/security", auth: authProject, role: accounts.RoleMember, handle: s.security},
+		{method: "GET", path: "/projects/:id/setup-state", auth: authProject, role: accounts.RoleMember, handle: s.setupState},
 
 		// Accounts: billing without a payment provider
-		{method: "GET", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleMember, handle: s.billingLimits},
-		{method: "PUT", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: app.RoleAdmin, handle: s.setBillingLimits},
-		{method: "GET", path: "/users/@me/projects/:id/billing-consumption", auth: authProject, role: app.RoleMember, handle: s.billingConsumption},
+		{method: "GET", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: accounts.RoleMember, handle: s.billingLimits},
+		{method: "PUT", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: accounts.RoleAdmin, handle: s.setBillingLimits},
+		{method: "GET", path: "/users/@me/projects/:id/billing-consumption", auth: authProject, role: accounts.RoleMember, handle: s.billingConsumption},
 		{method: "POST", path: "/users/@me/projects/:id/checkout", auth: authNone, handle: s.billingDisabled},
 		{method: "POST", path: "/users/@me/projects/:id/billing-portal", auth: authNone, handle: s.billingDisabled},
 		{method: "GET", path: "/users/@me/projects/:id/billing-invoices", auth: authNone, handle: s.billingDisabled},

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -128,7 +128,7 @@ func TestSecurityThresholds(t *testing.T) {
 }
 
 func TestComplaintThresholdsOfAnOldProject(t *testing.T) {
-	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: app.AccountOptions{SessionTTL: 1000 * time.Hour}})
+	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: accounts.Settings{SessionTTL: 1000 * time.Hour}})
 	owner := ownEnvProject(t, e, "owner@example.com")
 	e.Clock.Advance(31 * 24 * time.Hour)
 	now := e.Clock.Now()
@@ -155,7 +155,7 @@ func TestComplaintThresholdsOfAnOldProject(t *testing.T) {
 }
 
 func TestAutoDisable(t *testing.T) {
-	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: app.AccountOptions{AutoDisable: true}})
+	e := webtest.New(t, webtest.Options{NoWorkers: true, Accounts: accounts.Settings{AutoDisable: true}})
 	owner := ownEnvProject(t, e, "owner@example.com")
 	member := signupUser(t, e, "member@example.com")
 	owner.addMember(e.Project.ID, member.email, "MEMBER")
@@ -215,7 +215,7 @@ func TestSetupState(t *testing.T) {
 // The periodic upkeep removes ended sessions and, with auto-disable on,
 // disables a project in violation without anyone asking.
 func TestAccountUpkeep(t *testing.T) {
-	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{AutoDisable: true, SessionTTL: time.Hour}})
+	e := webtest.New(t, webtest.Options{Accounts: accounts.Settings{AutoDisable: true, SessionTTL: time.Hour}})
 	signupUser(t, e, "a@example.com")
 	seedEmails(t, e, e.Clock.Now(), 200, 30, 0)
 	// The upkeep's first run (due at the start) must be over before the
@@ -225,7 +225,7 @@ func TestAccountUpkeep(t *testing.T) {
 	for {
 		var rescheduled int
 		if err := e.DB.Reader().QueryRow(t.Context(), `SELECT count(*) FROM jobs WHERE kind = ? AND state = 'queued' AND run_at > ?`,
-			app.JobAccounts, storage.Millis(e.Clock.Now())).Scan(&rescheduled); err != nil {
+			accounts.JobAccounts, storage.Millis(e.Clock.Now())).Scan(&rescheduled); err != nil {
 			t.Fatal(err)
 		}
 		if rescheduled == 1 {
@@ -257,7 +257,7 @@ func TestAccountUpkeep(t *testing.T) {
 
 // Auto-disable tells the project's owners by platform mail.
 func TestAutoDisableMailsTheOwners(t *testing.T) {
-	e := webtest.New(t, webtest.Options{Accounts: app.AccountOptions{AutoDisable: true, SystemFrom: "no-reply@herald.test"}})
+	e := webtest.New(t, webtest.Options{Accounts: accounts.Settings{AutoDisable: true, SystemFrom: "no-reply@herald.test"}})
 	verifiedDomain(t, e, "herald.test")
 	e.RouteMail("example.com")
 	owner := ownEnvProject(t, e, "owner@example.com")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -161,10 +161,10 @@ func TestSegmentBackgroundJob(t *testing.T) {
 			var state string
 			var runAt int64
 			err := e.DB.Reader().QueryRow(context.Background(), `SELECT state, run_at FROM jobs WHERE kind = ?`,
-				app.JobSegments).Scan(&state, &runAt)
+				audience.JobSegments).Scan(&state, &runAt)
 			return err == nil && state == "queued" && runAt > storage.Millis(e.Clock.Now())
 		})
-		e.Clock.Advance(app.SegmentRefreshEvery)
+		e.Clock.Advance(audience.SegmentRefreshEvery)
 	}
 	memberCount := func(id string) int {
 		var g segmentJSON

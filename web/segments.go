@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/paging"
 )
 
 // segmentBody is the body of POST and PATCH /segments. The condition stays
@@ -17,14 +18,14 @@ type segmentBody struct {
 	TrackMembership *bool           `json:"trackMembership"`
 }
 
-func (b segmentBody) input() app.SegmentInput {
-	return app.SegmentInput{Name: b.Name, Description: b.Description, Type: b.Type,
+func (b segmentBody) input() audience.SegmentInput {
+	return audience.SegmentInput{Name: b.Name, Description: b.Description, Type: b.Type,
 		Condition: b.Condition, TrackMembership: b.TrackMembership}
 }
 
 // listSegments serves GET /segments: a bare array, newest first.
 func (s *Server) listSegments(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.ListSegments(r.Context(), projectID(r)))
+	return reply(w, http.StatusOK)(s.app.Audience.ListSegments(r.Context(), projectID(r)))
 }
 
 // createSegment serves POST /segments.
@@ -33,12 +34,12 @@ func (s *Server) createSegment(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.CreateSegment(r.Context(), projectID(r), b.input()))
+	return reply(w, http.StatusCreated)(s.app.Audience.CreateSegment(r.Context(), projectID(r), b.input()))
 }
 
 // getSegment serves GET /segments/{id}.
 func (s *Server) getSegment(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetSegment(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Audience.GetSegment(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateSegment serves PATCH /segments/{id}.
@@ -47,12 +48,12 @@ func (s *Server) updateSegment(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.UpdateSegment(r.Context(), projectID(r), param(r, "id"), b.input()))
+	return reply(w, http.StatusOK)(s.app.Audience.UpdateSegment(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteSegment serves DELETE /segments/{id}.
 func (s *Server) deleteSegment(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.DeleteSegment(r.Context(), projectID(r), param(r, "id")); err != nil {
+	if err := s.app.Audience.DeleteSegment(r.Context(), projectID(r), param(r, "id")); err != nil {
 		return err
 	}
 	noContent(w)
@@ -63,7 +64,7 @@ func (s *Server) deleteSegment(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) segmentContacts(w http.ResponseWriter, r *http.Request) error {
 	page, _ := queryInt(r, "page")
 	size, _ := queryInt(r, "pageSize")
-	return reply(w, http.StatusOK)(s.app.SegmentContacts(r.Context(), projectID(r), param(r, "id"), app.PageRequest{Page: page, PageSize: size}))
+	return reply(w, http.StatusOK)(s.app.Audience.SegmentContacts(r.Context(), projectID(r), param(r, "id"), paging.PageRequest{Page: page, PageSize: size}))
 }
 
 type membersBody struct {
@@ -78,8 +79,8 @@ func (s *Server) addSegmentMembers(w http.ResponseWriter, r *http.Request) error
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.AddSegmentMembers(r.Context(), projectID(r), param(r, "id"),
-		app.MembersInput{Emails: b.Emails, CreateMissing: b.CreateMissing, Subscribed: b.Subscribed}))
+	return reply(w, http.StatusOK)(s.app.Audience.AddSegmentMembers(r.Context(), projectID(r), param(r, "id"),
+		audience.MembersInput{Emails: b.Emails, CreateMissing: b.CreateMissing, Subscribed: b.Subscribed}))
 }
 
 // removeSegmentMembers serves DELETE /segments/{id}/members.
@@ -88,15 +89,15 @@ func (s *Server) removeSegmentMembers(w http.ResponseWriter, r *http.Request) er
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.RemoveSegmentMembers(r.Context(), projectID(r), param(r, "id"), b.Emails))
+	return reply(w, http.StatusOK)(s.app.Audience.RemoveSegmentMembers(r.Context(), projectID(r), param(r, "id"), b.Emails))
 }
 
 // computeSegment serves POST /segments/{id}/compute.
 func (s *Server) computeSegment(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.ComputeSegment(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Audience.ComputeSegment(r.Context(), projectID(r), param(r, "id")))
 }
 
 // refreshSegment serves POST /segments/{id}/refresh.
 func (s *Server) refreshSegment(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.RefreshSegment(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Audience.RefreshSegment(r.Context(), projectID(r), param(r, "id")))
 }

@@ -3,7 +3,7 @@ package web
 import (
 	"encoding/json"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/messaging"
 )
 
 // The fields of sendBody, as bits of the set of those already read.
@@ -168,10 +168,10 @@ func (c *jsonCursor) stringMap(dst *map[string]string) bool {
 
 // attachments reads `attachments` itself: their content, base64, is most
 // of a body that has them.
-func (c *jsonCursor) attachments(dst *[]app.AttachmentInput) bool {
-	list := []app.AttachmentInput{}
+func (c *jsonCursor) attachments(dst *[]messaging.AttachmentInput) bool {
+	list := []messaging.AttachmentInput{}
 	ok := c.array(func() bool {
-		var a app.AttachmentInput
+		var a messaging.AttachmentInput
 		var seen int
 		ok := c.object(func(key []byte) bool {
 			field, p := attachmentField(&a, key)
@@ -190,7 +190,7 @@ func (c *jsonCursor) attachments(dst *[]app.AttachmentInput) bool {
 	return ok
 }
 
-func attachmentField(a *app.AttachmentInput, key []byte) (int, *string) {
+func attachmentField(a *messaging.AttachmentInput, key []byte) (int, *string) {
 	switch string(key) {
 	case "filename":
 		return 1, &a.Filename

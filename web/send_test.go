@@ -15,7 +15,7 @@ import (
 
 	"github.com/emersion/go-msgauth/dkim"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/resolver"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
@@ -174,7 +174,7 @@ func TestSendRetriesTemporaryFailureThenDelivers(t *testing.T) {
 	emails := sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "hello@herald.test", "subject": "s", "body": "b"})
 	id := emails[0].(map[string]any)["email"].(string)
 	waitAttempt(t, e, id, storage.EmailPending, 1)
-	e.AdvanceToRetry(app.JobDeliver)
+	e.AdvanceToRetry(messaging.JobDeliver)
 	waitStatus(t, e, id, storage.EmailDelivered)
 	if n := len(e.Sink.Messages()); n != 1 {
 		t.Fatalf("delivered %d times", n)
@@ -280,7 +280,7 @@ func TestDeliveryFallsBackToSecondMXAndSurvivesDrops(t *testing.T) {
 	emails := sendOK(t, e, map[string]any{"to": "ada@example.net", "from": "hello@herald.test", "subject": "s", "body": "b"})
 	id := emails[0].(map[string]any)["email"].(string)
 	waitAttempt(t, e, id, storage.EmailPending, 1) // the dropped DATA is a temporary failure
-	e.AdvanceToRetry(app.JobDeliver)
+	e.AdvanceToRetry(messaging.JobDeliver)
 	waitStatus(t, e, id, storage.EmailDelivered)
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/metrics"
 )
@@ -93,7 +94,7 @@ func New(o Options) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, app.NotFound("NOT_FOUND", "No route for %s %s", r.Method, r.URL.Path))
+	s.writeError(w, r, apierr.NotFound("NOT_FOUND", "No route for %s %s", r.Method, r.URL.Path))
 }
 
 // statusWriter remembers the status for the access log and idempotency.

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // sessionCookieName is the dashboard's session cookie.
@@ -28,7 +29,7 @@ func sessionCookie(r *http.Request) string {
 func (s *Server) setSessionCookie(w http.ResponseWriter, value string, maxAge time.Duration) {
 	secs := int(maxAge / time.Second)
 	v := sessionCookieName + "=" + value + "; Path=/; Max-Age=" + strconv.Itoa(secs) + "; HttpOnly; SameSite=Lax"
-	if strings.HasPrefix(strings.ToLower(s.app.AccountSettings().BaseURL), "https:") {
+	if strings.HasPrefix(strings.ToLower(s.app.Accounts.AccountSettings().BaseURL), "https:") {
 		v += "; Secure"
 	}
 	w.Header().Add("Set-Cookie", v)
@@ -42,7 +43,7 @@ func isWrite(method string) bool {
 	return false
 }
 
-var errCrossOrigin = &app.Error{Kind: app.KindForbidden, Code: "FORBIDDEN",
+var errCrossOrigin = &apierr.Error{Kind: apierr.KindForbidden, Code: "FORBIDDEN",
 	Message: "Cross-origin request refused: Origin is not this server's"}
 
 // checkOrigin refuses a request whose Origin header names another site
@@ -53,7 +54,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	if origin == "" {
 		return nil
 	}
-	if !strings.EqualFold(strings.TrimSuffix(origin, "/"), originOf(s.app.AccountSettings().BaseURL)) {
+	if !strings.EqualFold(strings.TrimSuffix(origin, "/"), originOf(s.app.Accounts.AccountSettings().BaseURL)) {
 		return errCrossOrigin
 	}
 	return nil
@@ -72,7 +73,7 @@ func originOf(base string) string {
 // cookie's way (no Authorization header, a cookie): a write must come from
 // this server's origin and carry a non-empty X-Project-Id, which a form or
 // a simple cross-site request cannot set.
-func (s *Server) checkCSRF(r *http.Request, rt route, c app.Credentials) error {
+func (s *Server) checkCSRF(r *http.Request, rt route, c accounts.Credentials) error {
 	if c.Session == "" || (c.Authorization && rt.auth == authSecret) || !isWrite(r.Method) {
 		return nil
 	}
@@ -80,7 +81,7 @@ func (s *Server) checkCSRF(r *http.Request, rt route, c app.Credentials) error {
 		return err
 	}
 	if strings.TrimSpace(r.Header.Get("X-Project-Id")) == "" {
-		return app.BadRequest("X-Project-Id header is required on writes made with the session cookie")
+		return apierr.BadRequest("X-Project-Id header is required on writes made with the session cookie")
 	}
 	return nil
 }
@@ -88,14 +89,14 @@ func (s *Server) checkCSRF(r *http.Request, rt route, c app.Credentials) error {
 // loginGate guards /auth/*: the per-IP limit (off when HERALD_RATE_LIMIT
 // is 0) and, on POST, the Origin check.
 func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
-	if r.URL.Path == "/auth/signup" && !s.app.AccountSettings().SignupsEnabled {
-		return app.ErrSignupsDisabled // before any check, the Origin's and the limit's too
+	if r.URL.Path == "/auth/signup" && !s.app.Accounts.AccountSettings().SignupsEnabled {
+		return accounts.ErrSignupsDisabled // before any check, the Origin's and the limit's too
 	}
 	if s.authLimiter != nil {
 		ok, _, reset := s.authLimiter.allow(clientIP(r))
 		if !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(reset))
-			return &app.Error{Kind: app.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
+			return &apierr.Error{Kind: apierr.KindRateLimited, Code: "RATE_LIMIT_EXCEEDED",
 				Message:    "Too many requests to /auth from this address",
 				Details:    map[string]any{"retryAfter": reset},
 				Suggestion: "Wait " + strconv.Itoa(reset) + " seconds before retrying"}

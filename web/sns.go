@@ -14,7 +14,7 @@ func (s *Server) snsWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.app.HandleSNS(r.Context(), body); err != nil {
+	if err := s.app.Messaging.HandleSNS(r.Context(), body); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"success": true})

@@ -91,7 +91,7 @@ func TestListTemplates(t *testing.T) {
 	expectError(t, e.Secret("GET", "/templates?type=bogus", nil), 400, "BAD_REQUEST")
 	expectError(t, e.Secret("GET", "/templates?cursor=garbage", nil), 400, "BAD_REQUEST")
 
-	other, err := e.App.CreateProject(context.Background(), "Other")
+	other, err := e.App.Accounts.CreateProject(context.Background(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func TestGetTemplateNotFound(t *testing.T) {
 	expectError(t, e.Secret("DELETE", "/templates/nope", nil), 404, "TEMPLATE_NOT_FOUND")
 	expectError(t, e.Secret("POST", "/templates/nope/duplicate", nil), 404, "TEMPLATE_NOT_FOUND")
 
-	other, err := e.App.CreateProject(context.Background(), "Other")
+	other, err := e.App.Accounts.CreateProject(context.Background(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}

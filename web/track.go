@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 type trackBody struct {
@@ -20,8 +20,8 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeFastJSON(r, &b); err != nil {
 		return err
 	}
-	res, err := s.app.Track(r.Context(), projectID(r),
-		app.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data})
+	res, err := s.app.Audience.Track(r.Context(), projectID(r),
+		audience.TrackInput{Email: b.Email, Event: b.Event, Subscribed: b.Subscribed, Data: b.Data})
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return replyData(w, http.StatusOK)(s.app.VerifyEmail(r.Context(), b.Email))
+	return replyData(w, http.StatusOK)(s.app.Audience.VerifyEmail(r.Context(), b.Email))
 }
 
 // config serves GET /config: which optional features this server has on.
@@ -48,7 +48,7 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
 	for k, v := range s.features {
 		features[k] = v
 	}
-	acct := s.app.AccountSettings()
+	acct := s.app.Accounts.AccountSettings()
 	features["signups"] = acct.SignupsEnabled
 	writeJSON(w, http.StatusOK, map[string]any{"features": features, "signupsEnabled": acct.SignupsEnabled,
 		"systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders(), "warnings": s.warnings})

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 // writeTracked writes /v1/track's answer, {"success":true,"data":{contact,
@@ -12,7 +12,7 @@ import (
 // the JSON encoder: its reflection and buffers cost a tracked event as
 // much as the rest of the handler outside the write (docs/performance.md,
 // "The tracked event"). A value the encoder would escape falls back to it.
-func writeTracked(w http.ResponseWriter, res app.TrackResult) {
+func writeTracked(w http.ResponseWriter, res audience.TrackResult) {
 	if !plainJSON(res.Contact) || !plainJSON(res.Event) || res.Timestamp.Year() < 0 || res.Timestamp.Year() > 9999 {
 		writeData(w, http.StatusOK, res)
 		return

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 )
 
 // writeTracked must write what the JSON encoder writes, headers included,
@@ -23,7 +23,7 @@ func TestWriteTrackedMatchesTheEncoder(t *testing.T) {
 	for _, ts := range times {
 		for _, contact := range ids {
 			for _, event := range ids[:3] {
-				res := app.TrackResult{Contact: contact, Event: event, Timestamp: ts}
+				res := audience.TrackResult{Contact: contact, Event: event, Timestamp: ts}
 				fast, slow := httptest.NewRecorder(), httptest.NewRecorder()
 				writeTracked(fast, res)
 				writeData(slow, 200, res)

@@ -206,7 +206,7 @@ func TestEventsEndpoints(t *testing.T) {
 
 func TestEventsAreProjectScoped(t *testing.T) {
 	e := webtest.New(t, webtest.Options{NoWorkers: true})
-	p2, err := e.App.CreateProject(t.Context(), "Second")
+	p2, err := e.App.Accounts.CreateProject(t.Context(), "Second")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
 )
 
 // transparentGIF is a 1x1 transparent GIF, the open pixel's answer.
@@ -25,9 +25,9 @@ var (
 // pixel, uncached so that every open is seen.
 func (s *Server) openPixel(w http.ResponseWriter, r *http.Request) error {
 	status := http.StatusOK
-	if err := s.app.RecordOpen(r.Context(), strings.TrimSuffix(param(r, "token"), ".gif")); err != nil {
-		e, ok := app.AsError(err)
-		if !ok || e.Kind != app.KindNotFound {
+	if err := s.app.Tracking.RecordOpen(r.Context(), strings.TrimSuffix(param(r, "token"), ".gif")); err != nil {
+		e, ok := apierr.AsError(err)
+		if !ok || e.Kind != apierr.KindNotFound {
 			return err
 		}
 		// A token of a deleted email, or none of ours: nothing is
@@ -47,7 +47,7 @@ func (s *Server) openPixel(w http.ResponseWriter, r *http.Request) error {
 // its Location alone: http.Redirect would parse it and write a body no
 // browser shows.
 func (s *Server) clickRedirect(w http.ResponseWriter, r *http.Request) error {
-	target, err := s.app.RecordClick(r.Context(), param(r, "token"))
+	target, err := s.app.Tracking.RecordClick(r.Context(), param(r, "token"))
 	if err != nil {
 		return s.pageError(w, r, err) // people click these: a page, not JSON
 	}

@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/messaging"
 )
 
 // maxUploadBody is the image and the multipart framing around it.
-const maxUploadBody = app.MaxUploadBytes + 64<<10
+const maxUploadBody = messaging.MaxUploadBytes + 64<<10
 
 // uploadImage serves POST /uploads/image: a multipart form whose field
 // "file" is the image.
@@ -19,12 +20,12 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.SaveUpload(r.Context(), projectID(r), data, declared))
+	return reply(w, http.StatusCreated)(s.app.Messaging.SaveUpload(r.Context(), projectID(r), data, declared))
 }
 
 // imagePart reads the "file" part and the type the client declared for it.
 func imagePart(r *http.Request) ([]byte, string, error) {
-	missing := app.Invalid(app.FieldError{Field: "file", Code: "invalid_type",
+	missing := apierr.Invalid(apierr.FieldError{Field: "file", Code: "invalid_type",
 		Message: "Send the image as multipart/form-data in the field \"file\"", Received: "undefined"})
 	mr, err := r.MultipartReader()
 	if errors.Is(err, http.ErrMissingBoundary) {
@@ -44,7 +45,7 @@ func imagePart(r *http.Request) ([]byte, string, error) {
 		if part.FormName() != "file" {
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(part, app.MaxUploadBytes+1))
+		data, err := io.ReadAll(io.LimitReader(part, messaging.MaxUploadBytes+1))
 		if err != nil {
 			return nil, "", malformedForm(err)
 		}
@@ -55,7 +56,7 @@ func imagePart(r *http.Request) ([]byte, string, error) {
 // serveUpload serves GET /uploads/{name} to anyone: the type is the one
 // sniffed at upload, and nosniff keeps browsers from guessing another.
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.app.Upload(r.Context(), param(r, "name"))
+	u, err := s.app.Messaging.Upload(r.Context(), param(r, "name"))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -114,7 +114,7 @@ func trackDirect(b *testing.B, e *webtest.Env, n int, name string, email func(in
 			defer wg.Done()
 			for i := range next {
 				em, ev := email(i), name
-				if _, err := e.App.Track(context.Background(), e.Project.ID, app.TrackInput{Email: &em, Event: &ev}); err != nil {
+				if _, err := e.App.Audience.Track(context.Background(), e.Project.ID, audience.TrackInput{Email: &em, Event: &ev}); err != nil {
 					b.Error(err)
 				}
 			}
@@ -259,7 +259,7 @@ func BenchmarkWorkflowWaitLatency(b *testing.B) {
 				defer wg.Done()
 				for i := range next {
 					em, ev := email(i), "paid"
-					if _, err := e.App.Track(context.Background(), e.Project.ID, app.TrackInput{Email: &em, Event: &ev}); err != nil {
+					if _, err := e.App.Audience.Track(context.Background(), e.Project.ID, audience.TrackInput{Email: &em, Event: &ev}); err != nil {
 						b.Error(err)
 					}
 					tracked[i] = time.Now()

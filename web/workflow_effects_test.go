@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/web/webtest"
 )
 
@@ -169,7 +169,7 @@ func (rc *receiver) count() int {
 
 func TestWorkflowWebhook(t *testing.T) {
 	t.Parallel()
-	e := webtest.New(t, webtest.Options{Webhooks: app.WebhookOptions{AllowPrivate: true, RetryBase: 30 * time.Second}})
+	e := webtest.New(t, webtest.Options{Webhooks: workflow.WebhookOptions{AllowPrivate: true, RetryBase: 30 * time.Second}})
 	rc := &receiver{statuses: []int{500, 302}}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
@@ -178,9 +178,9 @@ func TestWorkflowWebhook(t *testing.T) {
 		"headers": map[string]any{"X-Who": "{{email}}"}}})
 	trackEvent(t, e, "hook@example.com", "go", map[string]any{"k": "v1"})
 	waitUntil(t, "first attempt", func() bool { return rc.count() == 1 })
-	e.AdvanceToRetry(app.JobWorkflowWebhook) // 30s
+	e.AdvanceToRetry(workflow.JobWebhook) // 30s
 	waitUntil(t, "second attempt", func() bool { return rc.count() == 2 })
-	e.AdvanceToRetry(app.JobWorkflowWebhook) // 60s
+	e.AdvanceToRetry(workflow.JobWebhook) // 60s
 	xs := waitExecutions(t, e, w.ID, "COMPLETED", 1)
 	x := getExecution(t, e, w.ID, xs[0].ID)
 	out := x.StepExecutions[1].Output
@@ -217,7 +217,7 @@ func TestWorkflowWebhook(t *testing.T) {
 
 func TestWorkflowWebhookGivesUp(t *testing.T) {
 	t.Parallel()
-	e := webtest.New(t, webtest.Options{Webhooks: app.WebhookOptions{AllowPrivate: true, RetryBase: time.Second}})
+	e := webtest.New(t, webtest.Options{Webhooks: workflow.WebhookOptions{AllowPrivate: true, RetryBase: time.Second}})
 	rc := &receiver{statuses: []int{503, 503, 503, 503, 503}}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
@@ -226,7 +226,7 @@ func TestWorkflowWebhookGivesUp(t *testing.T) {
 	trackEvent(t, e, "down@example.com", "go", nil)
 	for i := 1; i < 5; i++ {
 		waitUntil(t, "attempt", func() bool { return rc.count() == i })
-		e.AdvanceToRetry(app.JobWorkflowWebhook)
+		e.AdvanceToRetry(workflow.JobWebhook)
 	}
 	xs := waitExecutions(t, e, w.ID, "FAILED", 1)
 	x := getExecution(t, e, w.ID, xs[0].ID)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 type startBody struct {
@@ -18,28 +18,28 @@ func (s *Server) startExecution(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.StartExecution(r.Context(), projectID(r), param(r, "id"),
-		app.StartInput{ContactID: b.ContactID, Context: b.Context}))
+	return reply(w, http.StatusCreated)(s.app.Workflows.StartExecution(r.Context(), projectID(r), param(r, "id"),
+		workflow.StartInput{ContactID: b.ContactID, Context: b.Context}))
 }
 
 // listExecutions serves GET /workflows/{id}/executions (?status, cursor list).
 func (s *Server) listExecutions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	return reply(w, http.StatusOK)(s.app.ListExecutions(r.Context(), projectID(r), param(r, "id"),
-		app.ExecutionQuery{Limit: limitParam(r), Cursor: q.Get("cursor"), Status: q.Get("status")}))
+	return reply(w, http.StatusOK)(s.app.Workflows.ListExecutions(r.Context(), projectID(r), param(r, "id"),
+		workflow.ExecutionQuery{Limit: limitParam(r), Cursor: q.Get("cursor"), Status: q.Get("status")}))
 }
 
 // getExecution serves GET /workflows/{id}/executions/{executionId}.
 func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetExecution(r.Context(), projectID(r), param(r, "id"), param(r, "executionId")))
+	return reply(w, http.StatusOK)(s.app.Workflows.GetExecution(r.Context(), projectID(r), param(r, "id"), param(r, "executionId")))
 }
 
 // cancelExecution serves DELETE /workflows/{id}/executions/{executionId}.
 func (s *Server) cancelExecution(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.CancelExecution(r.Context(), projectID(r), param(r, "id"), param(r, "executionId")))
+	return reply(w, http.StatusOK)(s.app.Workflows.CancelExecution(r.Context(), projectID(r), param(r, "id"), param(r, "executionId")))
 }
 
 // cancelAllExecutions serves POST /workflows/{id}/executions/cancel-all.
 func (s *Server) cancelAllExecutions(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.CancelAllExecutions(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Workflows.CancelAllExecutions(r.Context(), projectID(r), param(r, "id")))
 }

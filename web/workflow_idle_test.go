@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web/webtest"
 )
@@ -23,7 +23,7 @@ func waitEngineIdle(t testing.TB, e *webtest.Env) {
 		err := e.DB.Reader().QueryRow(context.Background(), `SELECT (SELECT COUNT(*) FROM workflow_inbox)
 			+ (SELECT COUNT(*) FROM jobs WHERE kind IN (?1, ?2, ?3)
 				AND (state = 'active' OR (state = 'queued' AND run_at <= ?4)))`,
-			app.JobWorkflowEnrol, app.JobWorkflowStep, app.JobWorkflowTimer, storage.Millis(e.Clock.Now())).Scan(&busy)
+			workflow.JobEnrol, workflow.JobStep, workflow.JobTimer, storage.Millis(e.Clock.Now())).Scan(&busy)
 		if err != nil {
 			t.Fatal(err)
 		}

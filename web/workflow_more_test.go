@@ -10,7 +10,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/web/webtest"
 )
 
@@ -101,7 +101,7 @@ func TestWorkflowManualTriggerAndUnverifiedSender(t *testing.T) {
 
 func TestWorkflowWebhookResponseIsCapped(t *testing.T) {
 	t.Parallel()
-	e := webtest.New(t, webtest.Options{Webhooks: app.WebhookOptions{AllowPrivate: true}})
+	e := webtest.New(t, webtest.Options{Webhooks: workflow.WebhookOptions{AllowPrivate: true}})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(strings.Repeat("x", 100<<10)))
 	}))

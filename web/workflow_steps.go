@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 // stepBody is the body of POST and PATCH …/steps.
@@ -17,8 +17,8 @@ type stepBody struct {
 	AutoConnect *bool           `json:"autoConnect"`
 }
 
-func (b stepBody) input() app.StepInput {
-	return app.StepInput{Type: b.Type, Name: b.Name, Position: b.Position, Config: b.Config,
+func (b stepBody) input() workflow.StepInput {
+	return workflow.StepInput{Type: b.Type, Name: b.Name, Position: b.Position, Config: b.Config,
 		TemplateID: b.TemplateID, AutoConnect: b.AutoConnect}
 }
 
@@ -28,7 +28,7 @@ func (s *Server) addStep(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.AddStep(r.Context(), projectID(r), param(r, "id"), b.input()))
+	return reply(w, http.StatusCreated)(s.app.Workflows.AddStep(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // updateStep serves PATCH /workflows/{id}/steps/{stepId}.
@@ -37,13 +37,13 @@ func (s *Server) updateStep(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.UpdateStep(r.Context(), projectID(r), param(r, "id"), param(r, "stepId"), b.input()))
+	return reply(w, http.StatusOK)(s.app.Workflows.UpdateStep(r.Context(), projectID(r), param(r, "id"), param(r, "stepId"), b.input()))
 }
 
 // deleteStep serves DELETE /workflows/{id}/steps/{stepId}?splice=true.
 func (s *Server) deleteStep(w http.ResponseWriter, r *http.Request) error {
 	splice := queryBool(r, "splice")
-	if err := s.app.DeleteStep(r.Context(), projectID(r), param(r, "id"), param(r, "stepId"), splice != nil && *splice); err != nil {
+	if err := s.app.Workflows.DeleteStep(r.Context(), projectID(r), param(r, "id"), param(r, "stepId"), splice != nil && *splice); err != nil {
 		return err
 	}
 	noContent(w)
@@ -66,14 +66,14 @@ func (s *Server) addTransition(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.AddTransition(r.Context(), projectID(r), param(r, "id"), app.TransitionInput{
+	return reply(w, http.StatusCreated)(s.app.Workflows.AddTransition(r.Context(), projectID(r), param(r, "id"), workflow.TransitionInput{
 		FromStepID: b.FromStepID, ToStepID: b.ToStepID, Condition: b.Condition, Branch: b.Branch,
 		WaitOutcome: b.WaitOutcome, Priority: b.Priority}))
 }
 
 // deleteTransition serves DELETE /workflows/{id}/transitions/{transitionId}.
 func (s *Server) deleteTransition(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.DeleteTransition(r.Context(), projectID(r), param(r, "id"), param(r, "transitionId")); err != nil {
+	if err := s.app.Workflows.DeleteTransition(r.Context(), projectID(r), param(r, "id"), param(r, "transitionId")); err != nil {
 		return err
 	}
 	noContent(w)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/workflow"
 )
 
 // workflowBody is the body of POST and PATCH /workflows.
@@ -18,15 +18,15 @@ type workflowBody struct {
 	TriggerConfig json.RawMessage `json:"triggerConfig"`
 }
 
-func (b workflowBody) input() app.WorkflowInput {
-	return app.WorkflowInput{Name: b.Name, Description: b.Description, EventName: b.EventName, Enabled: b.Enabled,
+func (b workflowBody) input() workflow.WorkflowInput {
+	return workflow.WorkflowInput{Name: b.Name, Description: b.Description, EventName: b.EventName, Enabled: b.Enabled,
 		AllowReentry: b.AllowReentry, TriggerType: b.TriggerType, TriggerConfig: b.TriggerConfig}
 }
 
 // listWorkflows serves GET /workflows (?search, ?enabled, cursor list).
 func (s *Server) listWorkflows(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	return reply(w, http.StatusOK)(s.app.ListWorkflows(r.Context(), projectID(r), app.WorkflowQuery{Limit: limitParam(r),
+	return reply(w, http.StatusOK)(s.app.Workflows.ListWorkflows(r.Context(), projectID(r), workflow.WorkflowQuery{Limit: limitParam(r),
 		Cursor: q.Get("cursor"), Search: q.Get("search"), Enabled: queryBool(r, "enabled")}))
 }
 
@@ -36,12 +36,12 @@ func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.CreateWorkflow(r.Context(), projectID(r), b.input()))
+	return reply(w, http.StatusCreated)(s.app.Workflows.CreateWorkflow(r.Context(), projectID(r), b.input()))
 }
 
 // getWorkflow serves GET /workflows/{id}.
 func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetWorkflow(r.Context(), projectID(r), param(r, "id")))
+	return reply(w, http.StatusOK)(s.app.Workflows.GetWorkflow(r.Context(), projectID(r), param(r, "id")))
 }
 
 // updateWorkflow serves PATCH /workflows/{id}.
@@ -50,12 +50,12 @@ func (s *Server) updateWorkflow(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusOK)(s.app.UpdateWorkflow(r.Context(), projectID(r), param(r, "id"), b.input()))
+	return reply(w, http.StatusOK)(s.app.Workflows.UpdateWorkflow(r.Context(), projectID(r), param(r, "id"), b.input()))
 }
 
 // deleteWorkflow serves DELETE /workflows/{id}.
 func (s *Server) deleteWorkflow(w http.ResponseWriter, r *http.Request) error {
-	if err := s.app.DeleteWorkflow(r.Context(), projectID(r), param(r, "id")); err != nil {
+	if err := s.app.Workflows.DeleteWorkflow(r.Context(), projectID(r), param(r, "id")); err != nil {
 		return err
 	}
 	noContent(w)
@@ -64,5 +64,5 @@ func (s *Server) deleteWorkflow(w http.ResponseWriter, r *http.Request) error {
 
 // workflowFields serves GET /workflows/fields?eventName=.
 func (s *Server) workflowFields(w http.ResponseWriter, r *http.Request) error {
-	return reply(w, http.StatusOK)(s.app.GetWorkflowFields(r.Context(), projectID(r), r.URL.Query().Get("eventName")))
+	return reply(w, http.StatusOK)(s.app.Workflows.GetWorkflowFields(r.Context(), projectID(r), r.URL.Query().Get("eventName")))
 }

@@ -29,7 +29,9 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/app/password"
+	"github.com/heraldmail/herald/app/senders"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/clock"
 	"github.com/heraldmail/herald/clock/clocktest"
@@ -47,9 +49,9 @@ type Env struct {
 	App *app.App
 	// Clock is the app's clock; nil when Options.RealClock.
 	Clock   *clocktest.Fake
-	DNS     *dnstest.Server // nil when Offline
-	Sink    *smtptest.Sink  // the mail server every routed domain's MX points at; nil when Offline
-	Project app.Project     // zero when NoProject
+	DNS     *dnstest.Server  // nil when Offline
+	Sink    *smtptest.Sink   // the mail server every routed domain's MX points at; nil when Offline
+	Project accounts.Project // zero when NoProject
 
 	ctx    context.Context // cancelled when the test ends: stops the workers
 	cancel context.CancelFunc
@@ -98,7 +100,7 @@ func New(t testing.TB, o Options) *Env {
 		log = slog.New(slog.DiscardHandler)
 	}
 	opts := app.Options{DB: db, Log: log, BaseURL: "http://herald.test", Workers: 2,
-		Accounts: app.AccountOptions{Password: FastPasswords}}
+		Accounts: accounts.Settings{Password: FastPasswords}}
 	if o.RealClock {
 		opts.Clock = clock.System{}
 	} else {
@@ -119,7 +121,7 @@ func New(t testing.TB, o Options) *Env {
 		e.StartWorkers()
 	}
 	if !o.NoProject {
-		if e.Project, err = e.App.CreateProject(ctx, "Test project"); err != nil {
+		if e.Project, err = e.App.Accounts.CreateProject(ctx, "Test project"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,10 +167,10 @@ func (e *Env) RouteMail(domain string) {
 // VerifiedDomain adds a sender domain to the project, publishes the DKIM
 // record it is given in the test's DNS server and verifies it, so that
 // templates and sends from the domain are accepted.
-func (e *Env) VerifiedDomain(domain string) app.Domain {
+func (e *Env) VerifiedDomain(domain string) senders.Domain {
 	e.T.Helper()
 	ctx := context.Background()
-	d, err := e.App.AddDomain(ctx, e.Project.ID, app.AddDomainInput{Domain: &domain})
+	d, err := e.App.Senders.AddDomain(ctx, e.Project.ID, senders.AddDomainInput{Domain: &domain})
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func (e *Env) VerifiedDomain(domain string) app.Domain {
 			e.DNS.Add(e.T, fmt.Sprintf("%s. 300 IN TXT %s", rec.Name, txtStrings(rec.Value)))
 		}
 	}
-	if d, err = e.App.VerifyDomain(ctx, e.Project.ID, d.ID); err != nil || !d.Verified {
+	if d, err = e.App.Senders.VerifyDomain(ctx, e.Project.ID, d.ID); err != nil || !d.Verified {
 		e.T.Fatalf("domain %s not verified: %+v %v", domain, d, err)
 	}
 	return d

@@ -66,3 +66,23 @@ func ParseDate(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// Kind names the JSON type of raw as a validation message names it
+// ("object", "array", "string", ...); "undefined" when raw is empty.
+func Kind(raw json.RawMessage) string {
+	switch {
+	case len(raw) == 0:
+		return "undefined"
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == '"':
+		return "string"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "boolean"
+	case raw[0] == 'n':
+		return "null"
+	}
+	return "number"
+}

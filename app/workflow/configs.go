@@ -2,6 +2,9 @@ package workflow
 
 import (
 	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/event"
+	"github.com/heraldmail/herald/app/verify"
 
 	"bytes"
 	"context"
@@ -46,7 +49,7 @@ func decodeConfig(raw json.RawMessage) (map[string]any, bool) {
 
 // checkStepConfig validates a step's config for its type and returns it
 // normalised, with the template it sends (SEND_EMAIL).
-func (en *Engine) checkStepConfig(ctx context.Context, q storage.Querier, projectID, typ string, raw json.RawMessage, templateID *string) (json.RawMessage, *string, error) {
+func (en *Service) checkStepConfig(ctx context.Context, q storage.Querier, projectID, typ string, raw json.RawMessage, templateID *string) (json.RawMessage, *string, error) {
 	var v apierr.Validation
 	m, ok := decodeConfig(raw)
 	if !ok {
@@ -80,7 +83,7 @@ func (en *Engine) checkStepConfig(ctx context.Context, q storage.Querier, projec
 				if strings.TrimSpace(ce) == "" {
 					v.Add("config.recipient.customEmail", "invalid_type", "A CUSTOM recipient needs customEmail", "undefined")
 				} else {
-					rule.CustomEmail = en.host.CheckEmail(&v, "config.recipient.customEmail", ce)
+					rule.CustomEmail = verify.CheckEmail(&v, "config.recipient.customEmail", ce)
 				}
 			default:
 				v.Add("config.recipient.type", "invalid_enum_value", "Recipient type must be CONTACT or CUSTOM", r["type"])
@@ -104,7 +107,7 @@ func (en *Engine) checkStepConfig(ctx context.Context, q storage.Querier, projec
 		}
 		c.Amount = n
 		c.Unit, _ = str("unit")
-		if _, ok := UnitLength(c.Unit); !ok {
+		if _, ok := audience.UnitLength(c.Unit); !ok {
 			v.Add("config.unit", "invalid_enum_value", "Unit must be seconds, minutes, hours or days", m["unit"])
 		} else if ok && n > 0 && c.Duration() > maxDelay {
 			v.Add("config.amount", "too_big", "A delay is at most 365 days", m["amount"])
@@ -113,7 +116,7 @@ func (en *Engine) checkStepConfig(ctx context.Context, q storage.Querier, projec
 	case StepWaitForEvent:
 		c := WaitConfig{}
 		c.EventName, _ = str("eventName")
-		if c.EventName == "" || len(c.EventName) > MaxEventName {
+		if c.EventName == "" || len(c.EventName) > event.MaxEventName {
 			v.Add("config.eventName", "too_small", "Event name must be 1 to 255 characters", m["eventName"])
 		}
 		if t, present := m["timeout"]; present && t != nil {
@@ -239,7 +242,7 @@ func checkWebhookConfig(v *apierr.Validation, m map[string]any) WebhookConfig {
 	return c
 }
 
-func (en *Engine) checkUpdateConfig(v *apierr.Validation, m map[string]any) UpdateConfig {
+func (en *Service) checkUpdateConfig(v *apierr.Validation, m map[string]any) UpdateConfig {
 	c := UpdateConfig{}
 	if u, present := m["updates"]; present && u != nil {
 		obj, ok := u.(map[string]any)
@@ -247,7 +250,7 @@ func (en *Engine) checkUpdateConfig(v *apierr.Validation, m map[string]any) Upda
 			v.Add("config.updates", "invalid_type", "Updates must be an object", u)
 		}
 		for k := range obj {
-			if en.host.IsReservedKey(k) {
+			if audience.IsReservedKey(k) {
 				v.Add("config.updates."+k, "reserved_key", "\""+k+"\" is a reserved contact field", k)
 			}
 		}

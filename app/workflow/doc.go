@@ -15,17 +15,18 @@
 //     (engine.go, batch.go), and the WEBHOOK step's job and SSRF-guarded
 //     client (webhook.go);
 //   - the state machine of executions and step executions (run.go) and
-//     the steps that act on the contact alone (local.go).
+//     the steps that act on the contact alone (local.go);
+//   - the fields a CONDITION step can test (fields.go) and the
+//     preparation of a SEND_EMAIL step's email from a read, outside the
+//     write lock (mail_prepare.go).
 //
-// It needs little of the rest of the domain, and asks for it through
-// Host: preparing and queueing a SEND_EMAIL step's email (the send
-// path), the contact data rules (applying updates, reserved keys, address
-// syntax), subscription events, and the job queue. It reads and writes
-// its own rows through storage, keeps the time of the injected clock, and
-// answers with app/apierr's errors and app/paging's pages, as app does.
+// It imports audience (the contact data rules, subscription events),
+// senders and messaging (the send path) directly: it stands above them in
+// the domain order. It reads and writes its own rows through storage,
+// keeps the time of the injected clock, and answers with app/apierr's
+// errors and app/paging's pages.
 //
-// app builds the Engine (app.New), lists its job kinds in app's one table
-// (app/job_kinds.go), and keeps thin methods for web (app/workflows.go)
-// and for every event writer (noteEvents, insertEvent). The package
-// imports neither app nor web.
+// app builds the Service (app.New), lists its job kinds in app's one
+// table (app/job_kinds.go), and subscribes NoteEvents to every recorded
+// event (package event). web calls its methods directly.
 package workflow

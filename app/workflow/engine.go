@@ -24,12 +24,12 @@ const (
 // wake makes sure the run job looks at the executions due at t:
 // the step-run job for work due now, the timer job for a later instant
 // (pulled earlier if it sleeps past t).
-func (en *Engine) wake(ctx context.Context, tx *storage.Tx, t time.Time) error {
+func (en *Service) wake(ctx context.Context, tx *storage.Tx, t time.Time) error {
 	kind := JobTimer
 	if !t.After(en.clock.Now()) {
 		kind = JobStep
 	}
-	if _, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: kind, RunAt: t, UniqueKey: kind}); err != nil {
+	if _, err := en.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: kind, RunAt: t, UniqueKey: kind}); err != nil {
 		return err
 	}
 	return tx.PullJobEarlier(ctx, kind, t)
@@ -40,8 +40,8 @@ type webhookPayload struct {
 	ExecutionID     string `json:"executionId"`
 }
 
-func (en *Engine) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storage.Execution, se *storage.StepExecution) error {
-	_, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: JobWebhook, ProjectID: x.ProjectID,
+func (en *Service) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storage.Execution, se *storage.StepExecution) error {
+	_, err := en.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobWebhook, ProjectID: x.ProjectID,
 		Payload: webhookPayload{StepExecutionID: se.ID, ExecutionID: x.ID}, UniqueKey: JobWebhook + ":" + se.ID})
 	return err
 }
@@ -50,7 +50,7 @@ func (en *Engine) enqueueWebhook(ctx context.Context, tx *storage.Tx, x *storage
 // its contact in the enabled workflows it triggers and ends the waits it
 // answers. The write that empties the inbox also ends the job, so an event
 // noted meanwhile either is in a batch or finds no job and queues one.
-func (en *Engine) RunEnrol(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Service) RunEnrol(ctx context.Context, job *queue.RunningJob) (any, error) {
 	for {
 		empty := false
 		err := en.db.Write(ctx, func(tx *storage.Tx) error {
@@ -83,7 +83,7 @@ func (en *Engine) RunEnrol(ctx context.Context, job *queue.RunningJob) (any, err
 // enrolSingly handles the next batch's events one write each; an event
 // that fails on its own is dropped with a log line rather than holding up
 // every event after it.
-func (en *Engine) enrolSingly(ctx context.Context, cause error) error {
+func (en *Service) enrolSingly(ctx context.Context, cause error) error {
 	en.log.Warn("workflow enrolment batch failed; taking its events one by one", "err", cause)
 	for range enrolBatch {
 		empty := false
@@ -110,7 +110,7 @@ func (en *Engine) enrolSingly(ctx context.Context, cause error) error {
 }
 
 // enrolEvent handles one inbox event inside the batch's write.
-func (en *Engine) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, graphs map[string]*Graph, ev *storage.InboxEvent) error {
+func (en *Service) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[string][]storage.Workflow, graphs map[string]*Graph, ev *storage.InboxEvent) error {
 	key := ev.ProjectID + "\x00" + ev.Name
 	wfs, ok := cache[key]
 	if !ok {
@@ -178,7 +178,7 @@ func (en *Engine) enrolEvent(ctx context.Context, tx *storage.Tx, cache map[stri
 
 // endWaits ends the WAIT_FOR_EVENT steps of the contact that await the
 // event's name and began before it.
-func (en *Engine) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*Graph, ev *storage.InboxEvent) error {
+func (en *Service) endWaits(ctx context.Context, tx *storage.Tx, graphs map[string]*Graph, ev *storage.InboxEvent) error {
 	xs, err := storage.WaitingForEvent(ctx, tx, ev.ContactID, ev.Name)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (en *Engine) endWaits(ctx context.Context, tx *storage.Tx, graphs map[strin
 // SEND_EMAIL steps are rendered and signed before each batch's write. The
 // write that finds nothing due ends the job and queues the timer job for
 // the next due execution, so no wake-up is lost between the two.
-func (en *Engine) RunDue(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Service) RunDue(ctx context.Context, job *queue.RunningJob) (any, error) {
 	stalled := 0
 	for {
 		now := en.clock.Now()
@@ -272,7 +272,7 @@ func (en *Engine) RunDue(ctx context.Context, job *queue.RunningJob) (any, error
 // executions, their own rows and their workflow.* items are gathered and
 // written together at the end of the write (storage.WorkflowWrites); the
 // contacts their steps read are read together (batchContacts).
-func (en *Engine) moveDue(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time) (int, error) {
+func (en *Service) moveDue(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time) (int, error) {
 	moved := 0
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		moved = 0
@@ -312,7 +312,7 @@ func (en *Engine) moveDue(ctx context.Context, ids []string, mails map[string]*M
 
 // moveDueSingly moves executions one write each; one that fails on its
 // own is FAILED with the cause, so that nothing stays due for ever.
-func (en *Engine) moveDueSingly(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time, cause error) (int, error) {
+func (en *Service) moveDueSingly(ctx context.Context, ids []string, mails map[string]*Mail, now time.Time, cause error) (int, error) {
 	en.log.Warn("workflow batch failed; moving its executions one by one", "err", cause)
 	moved := 0
 	for _, id := range ids {
@@ -345,7 +345,7 @@ func (en *Engine) moveDueSingly(ctx context.Context, ids []string, mails map[str
 // GiveUpJob is the outcome of the engine's batch jobs: their work
 // is in rows (inbox, due executions) that the next job takes again, so a
 // given-up job only needs its cause in the log.
-func (en *Engine) GiveUpJob(_ context.Context, _ *storage.Tx, job storage.Job, cause error) error {
+func (en *Service) GiveUpJob(_ context.Context, _ *storage.Tx, job storage.Job, cause error) error {
 	en.log.Error("workflow engine job gave up; its work stays queued for the next one", "kind", job.Kind, "err", cause)
 	return nil
 }

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldmail/herald/app"
 	"github.com/heraldmail/herald/app/apptest"
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/messaging"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -20,30 +22,30 @@ func ptr[T any](v T) *T { return &v }
 
 // newWorkflow creates an enabled EVENT workflow on event with the steps,
 // each connected after the one before.
-func newWorkflow(t *testing.T, e *apptest.Env, event string, steps ...app.StepInput) app.WorkflowDetail {
+func newWorkflow(t *testing.T, e *apptest.Env, event string, steps ...workflow.StepInput) workflow.WorkflowDetail {
 	t.Helper()
 	ctx, pid := context.Background(), e.Project.ID
-	w, err := e.App.CreateWorkflow(ctx, pid, app.WorkflowInput{Name: ptr("Test"), EventName: ptr(event)})
+	w, err := e.App.Workflows.CreateWorkflow(ctx, pid, workflow.WorkflowInput{Name: ptr("Test"), EventName: ptr(event)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range steps {
-		if _, err := e.App.AddStep(ctx, pid, w.ID, s); err != nil {
+		if _, err := e.App.Workflows.AddStep(ctx, pid, w.ID, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.App.UpdateWorkflow(ctx, pid, w.ID, app.WorkflowInput{Enabled: ptr(true)}); err != nil {
+	if _, err := e.App.Workflows.UpdateWorkflow(ctx, pid, w.ID, workflow.WorkflowInput{Enabled: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
 // waitExecution polls until the workflow has an execution in the status.
-func waitExecution(t *testing.T, e *apptest.Env, workflowID, status string) app.Execution {
+func waitExecution(t *testing.T, e *apptest.Env, workflowID, status string) workflow.Execution {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		page, err := e.App.ListExecutions(context.Background(), e.Project.ID, workflowID, app.ExecutionQuery{Limit: 10, Status: status})
+		page, err := e.App.Workflows.ListExecutions(context.Background(), e.Project.ID, workflowID, workflow.ExecutionQuery{Limit: 10, Status: status})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,9 +64,9 @@ func TestDelayThenUpdateContactRunsOnTheFakeClock(t *testing.T) {
 	e := apptest.New(t, apptest.Options{Offline: true})
 	ctx := context.Background()
 	w := newWorkflow(t, e, "signup",
-		app.StepInput{Type: ptr(app.StepDelay), Config: json.RawMessage(`{"amount":2,"unit":"hours"}`)},
-		app.StepInput{Type: ptr(app.StepUpdateContact), Config: json.RawMessage(`{"updates":{"plan":"pro"}}`)})
-	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("ann@example.com"), Event: ptr("signup")}); err != nil {
+		workflow.StepInput{Type: ptr(workflow.StepDelay), Config: json.RawMessage(`{"amount":2,"unit":"hours"}`)},
+		workflow.StepInput{Type: ptr(workflow.StepUpdateContact), Config: json.RawMessage(`{"updates":{"plan":"pro"}}`)})
+	if _, err := e.App.Audience.Track(ctx, e.Project.ID, audience.TrackInput{Email: ptr("ann@example.com"), Event: ptr("signup")}); err != nil {
 		t.Fatal(err)
 	}
 	x := waitExecution(t, e, w.ID, storage.ExecWaiting)
@@ -73,7 +75,7 @@ func TestDelayThenUpdateContactRunsOnTheFakeClock(t *testing.T) {
 	}
 	e.Clock.Advance(2 * time.Hour)
 	x = waitExecution(t, e, w.ID, storage.ExecCompleted)
-	c, err := e.App.GetContact(ctx, e.Project.ID, x.ContactID)
+	c, err := e.App.Audience.GetContact(ctx, e.Project.ID, x.ContactID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,15 +90,15 @@ func TestCancelEndsAWaitingExecution(t *testing.T) {
 	e := apptest.New(t, apptest.Options{Offline: true})
 	ctx := context.Background()
 	w := newWorkflow(t, e, "signup",
-		app.StepInput{Type: ptr(app.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
-	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("bob@example.com"), Event: ptr("signup")}); err != nil {
+		workflow.StepInput{Type: ptr(workflow.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
+	if _, err := e.App.Audience.Track(ctx, e.Project.ID, audience.TrackInput{Email: ptr("bob@example.com"), Event: ptr("signup")}); err != nil {
 		t.Fatal(err)
 	}
 	x := waitExecution(t, e, w.ID, storage.ExecWaiting)
-	if _, err := e.App.CancelExecution(ctx, e.Project.ID, w.ID, x.ID); err != nil {
+	if _, err := e.App.Workflows.CancelExecution(ctx, e.Project.ID, w.ID, x.ID); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.App.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
+	d, err := e.App.Workflows.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +118,14 @@ func TestSendEmailStepDeliversToTheSink(t *testing.T) {
 	ctx := context.Background()
 	e.VerifiedDomain("herald.example")
 	e.RouteMail("example.com")
-	tpl, err := e.App.CreateTemplate(ctx, e.Project.ID, app.TemplateInput{Name: ptr("Welcome"),
+	tpl, err := e.App.Messaging.CreateTemplate(ctx, e.Project.ID, messaging.TemplateInput{Name: ptr("Welcome"),
 		Subject: ptr("Welcome {{ event.plan }}"), Body: ptr("<p>Hello</p>"), From: ptr("hi@herald.example"), Type: ptr("TRANSACTIONAL")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := newWorkflow(t, e, "signup",
-		app.StepInput{Type: ptr(app.StepSendEmail), Config: json.RawMessage(`{"templateId":"` + tpl.ID + `"}`)})
-	if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr("cy@example.com"), Event: ptr("signup"),
+		workflow.StepInput{Type: ptr(workflow.StepSendEmail), Config: json.RawMessage(`{"templateId":"` + tpl.ID + `"}`)})
+	if _, err := e.App.Audience.Track(ctx, e.Project.ID, audience.TrackInput{Email: ptr("cy@example.com"), Event: ptr("signup"),
 		Data: map[string]any{"plan": "pro"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +135,11 @@ func TestSendEmailStepDeliversToTheSink(t *testing.T) {
 		!strings.Contains(string(got[0].Data), "Subject: Welcome pro") {
 		t.Fatalf("sink received %+v", got)
 	}
-	d, err := e.App.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
+	d, err := e.App.Workflows.GetExecution(ctx, e.Project.ID, w.ID, x.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := d.StepExecutions[len(d.StepExecutions)-1]; last.Step.Type != app.StepSendEmail || last.Status != storage.StepCompleted {
+	if last := d.StepExecutions[len(d.StepExecutions)-1]; last.Step.Type != workflow.StepSendEmail || last.Status != storage.StepCompleted {
 		t.Fatalf("last step %s %s", last.Step.Type, last.Status)
 	}
 }
@@ -148,14 +150,14 @@ func TestListExecutionsWithoutALimit(t *testing.T) {
 	e := apptest.New(t, apptest.Options{Offline: true})
 	ctx := context.Background()
 	w := newWorkflow(t, e, "signup",
-		app.StepInput{Type: ptr(app.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
+		workflow.StepInput{Type: ptr(workflow.StepWaitForEvent), Config: json.RawMessage(`{"eventName":"paid"}`)})
 	for _, email := range []string{"a@example.com", "b@example.com"} {
-		if _, err := e.App.Track(ctx, e.Project.ID, app.TrackInput{Email: ptr(email), Event: ptr("signup")}); err != nil {
+		if _, err := e.App.Audience.Track(ctx, e.Project.ID, audience.TrackInput{Email: ptr(email), Event: ptr("signup")}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitExecution(t, e, w.ID, storage.ExecWaiting)
-	page, err := e.App.ListExecutions(ctx, e.Project.ID, w.ID, app.ExecutionQuery{})
+	page, err := e.App.Workflows.ListExecutions(ctx, e.Project.ID, w.ID, workflow.ExecutionQuery{})
 	if err != nil || page.HasMore || len(page.Data) == 0 {
 		t.Fatalf("page %+v, %v", page, err)
 	}

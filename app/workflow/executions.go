@@ -36,7 +36,7 @@ func executionNotFound() error { return apierr.NotFound("NOT_FOUND", "Execution 
 
 // StartExecution starts a workflow for a contact by hand. The execution
 // is RUNNING and runs after the answer.
-func (en *Engine) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
+func (en *Service) StartExecution(ctx context.Context, projectID, workflowID string, in StartInput) (Execution, error) {
 	var v apierr.Validation
 	if in.ContactID == nil || *in.ContactID == "" {
 		v.Add("contactId", "invalid_type", "Required", "undefined")
@@ -85,7 +85,7 @@ type ExecutionQuery struct {
 }
 
 // ListExecutions returns one page of a workflow's executions, newest first.
-func (en *Engine) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (paging.Page[Execution], error) {
+func (en *Service) ListExecutions(ctx context.Context, projectID, workflowID string, q ExecutionQuery) (paging.Page[Execution], error) {
 	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
 		return paging.Page[Execution]{}, workflowErr(err)
@@ -114,7 +114,7 @@ func (en *Engine) ListExecutions(ctx context.Context, projectID, workflowID stri
 }
 
 // GetExecution returns an execution with its step executions.
-func (en *Engine) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
+func (en *Service) GetExecution(ctx context.Context, projectID, workflowID, id string) (ExecutionDetail, error) {
 	r := en.db.Reader()
 	if _, err := storage.WorkflowByID(ctx, r, projectID, workflowID); err != nil {
 		return ExecutionDetail{}, workflowErr(err)
@@ -135,7 +135,7 @@ func (en *Engine) GetExecution(ctx context.Context, projectID, workflowID, id st
 }
 
 // CancelExecution cancels an active execution.
-func (en *Engine) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
+func (en *Service) CancelExecution(ctx context.Context, projectID, workflowID, id string) (Execution, error) {
 	var x Execution
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, workflowID)
@@ -162,7 +162,7 @@ func (en *Engine) CancelExecution(ctx context.Context, projectID, workflowID, id
 }
 
 // CancelAllExecutions cancels every active execution of a workflow.
-func (en *Engine) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
+func (en *Service) CancelAllExecutions(ctx context.Context, projectID, workflowID string) (map[string]int, error) {
 	if _, err := storage.WorkflowByID(ctx, en.db.Reader(), projectID, workflowID); err != nil {
 		return nil, workflowErr(err)
 	}

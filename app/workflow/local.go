@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/heraldmail/herald/app/audience"
+	"github.com/heraldmail/herald/app/event"
 	"github.com/heraldmail/herald/app/jsondata"
 	"github.com/heraldmail/herald/storage"
 )
 
-func (en *Engine) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
+func (en *Service) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (storage.Contact, error) {
 	var c storage.Contact
 	var err error
 	if r.contacts != nil {
@@ -27,7 +29,7 @@ func (en *Engine) runContact(ctx context.Context, tx *storage.Tx, r *execRun) (s
 
 // updateContactStep merges the step's updates into the contact's data (a
 // null deletes a key) and applies its subscription action.
-func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep) (map[string]any, error) {
+func (en *Service) updateContactStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep) (map[string]any, error) {
 	var cfg UpdateConfig
 	if err := json.Unmarshal(st.Config, &cfg); err != nil {
 		return nil, failStep("The step's config is unreadable: %v", err)
@@ -40,7 +42,7 @@ func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *exec
 	if err != nil {
 		return nil, err
 	}
-	changed := en.host.ApplyData(data, cfg.Updates)
+	changed := audience.ParseData(cfg.Updates).Apply(data)
 	flipped := false
 	switch cfg.SubscriptionAction {
 	case "subscribe":
@@ -62,7 +64,7 @@ func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *exec
 			return nil, err
 		}
 		if flipped {
-			if err := en.host.EmitSubscription(ctx, tx, c, ReasonWorkflow, now); err != nil {
+			if err := en.audience.EmitSubscription(ctx, tx, c, event.ReasonWorkflow, now); err != nil {
 				return nil, err
 			}
 		}
@@ -72,7 +74,7 @@ func (en *Engine) updateContactStep(ctx context.Context, tx *storage.Tx, r *exec
 
 // evalCondition picks a CONDITION step's branch: yes or no, or for a multi
 // condition the id of the first branch that matches, else default.
-func (en *Engine) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c ConditionConfig) (string, error) {
+func (en *Service) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun, c ConditionConfig) (string, error) {
 	value, err := en.conditionField(ctx, tx, r, c.Field)
 	if err != nil {
 		return "", err
@@ -94,7 +96,7 @@ func (en *Engine) evalCondition(ctx context.Context, tx *storage.Tx, r *execRun,
 // conditionField reads a field as segment filters name it: email,
 // subscribed and data.<key> of the contact (contact. prefix allowed), and
 // event.<key> of the execution's context. nil is "no value".
-func (en *Engine) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
+func (en *Service) conditionField(ctx context.Context, tx *storage.Tx, r *execRun, field string) (any, error) {
 	if key, ok := strings.CutPrefix(field, "event."); ok {
 		return r.context()[key], nil
 	}

@@ -19,7 +19,7 @@ type Mail struct {
 
 // prepareMails prepares the emails of the due executions that stand at a
 // SEND_EMAIL step; only those are read in full.
-func (en *Engine) prepareMails(ctx context.Context, refs []storage.DueRef) (map[string]*Mail, error) {
+func (en *Service) prepareMails(ctx context.Context, refs []storage.DueRef) (map[string]*Mail, error) {
 	out := map[string]*Mail{}
 	var ids []string
 	for _, d := range refs {
@@ -49,7 +49,7 @@ func (en *Engine) prepareMails(ctx context.Context, refs []storage.DueRef) (map[
 		if se.Step.Type != StepSendEmail || se.Status != storage.StepRunning {
 			continue
 		}
-		m, err := en.host.PrepareMail(ctx, x, se)
+		m, err := en.prepareMail(ctx, x, se)
 		if err != nil {
 			return nil, err
 		}
@@ -60,9 +60,9 @@ func (en *Engine) prepareMails(ctx context.Context, refs []storage.DueRef) (map[
 
 // commitMail stores a prepared email in the step's write: queued for
 // delivery with its email.sent event, or recorded FAILED.
-func (en *Engine) commitMail(ctx context.Context, tx *storage.Tx, m *Mail) error {
+func (en *Service) commitMail(ctx context.Context, tx *storage.Tx, m *Mail) error {
 	if m.Queue {
-		return en.host.QueueMail(ctx, tx, m.Email)
+		return en.messaging.QueueEmail(ctx, tx, m.Email)
 	}
 	return tx.InsertEmail(ctx, m.Email)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app/apierr"
+	"github.com/heraldmail/herald/app/audience"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -25,14 +26,6 @@ const (
 	StepUpdateContact = "UPDATE_CONTACT"
 	StepExit          = "EXIT"
 )
-
-// MaxEventName bounds an event name, as /v1/track does (app.MaxEventName):
-// a trigger or an awaited name longer than any event could never match.
-const MaxEventName = 255
-
-// ReasonWorkflow is the reason of contact.* events an UPDATE_CONTACT step
-// causes.
-const ReasonWorkflow = "workflow"
 
 // Typed step configs, as stored. app checks them when a step is saved;
 // the engine reads them as they are.
@@ -83,23 +76,8 @@ type (
 
 // Duration is how long the DELAY waits.
 func (c DelayConfig) Duration() time.Duration {
-	u, _ := UnitLength(c.Unit)
+	u, _ := audience.UnitLength(c.Unit)
 	return time.Duration(c.Amount * float64(u))
-}
-
-// UnitLength is the length of a DELAY's unit.
-func UnitLength(unit string) (time.Duration, bool) {
-	switch unit {
-	case "seconds":
-		return time.Second, true
-	case "minutes":
-		return time.Minute, true
-	case "hours":
-		return time.Hour, true
-	case "days":
-		return 24 * time.Hour, true
-	}
-	return 0, false
 }
 
 // Number reads a number of a config or of contact or event data.

@@ -12,7 +12,7 @@ import (
 // names workflows by id alone, across projects.
 
 // OperatorWorkflows lists the workflows of one project ("" for all).
-func (en *Engine) OperatorWorkflows(ctx context.Context, projectID string) ([]Workflow, error) {
+func (en *Service) OperatorWorkflows(ctx context.Context, projectID string) ([]Workflow, error) {
 	all, err := storage.AllWorkflows(ctx, en.db.Reader())
 	out := []Workflow{}
 	for _, w := range all {
@@ -24,7 +24,7 @@ func (en *Engine) OperatorWorkflows(ctx context.Context, projectID string) ([]Wo
 }
 
 // OperatorWorkflow finds a workflow by id in any project, with its graph.
-func (en *Engine) OperatorWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
+func (en *Service) OperatorWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
 	w, err := storage.WorkflowByIDAnyProject(ctx, en.db.Reader(), id)
 	if err != nil {
 		return WorkflowDetail{}, workflowErr(err)
@@ -33,7 +33,7 @@ func (en *Engine) OperatorWorkflow(ctx context.Context, id string) (WorkflowDeta
 }
 
 // OperatorExecutions lists a workflow's executions, newest first.
-func (en *Engine) OperatorExecutions(ctx context.Context, id string, q ExecutionQuery) (paging.Page[Execution], error) {
+func (en *Service) OperatorExecutions(ctx context.Context, id string, q ExecutionQuery) (paging.Page[Execution], error) {
 	w, err := storage.WorkflowByIDAnyProject(ctx, en.db.Reader(), id)
 	if err != nil {
 		return paging.Page[Execution]{}, workflowErr(err)

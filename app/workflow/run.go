@@ -84,7 +84,7 @@ func newRun(w storage.Workflow, x *storage.Execution, graphs map[string]*Graph) 
 // newExecution creates a RUNNING execution at the workflow's TRIGGER step,
 // due now; the caller runs it or wakes the engine. It reports a zero
 // Execution when the workflow already ran for the source event.
-func (en *Engine) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string, graphs map[string]*Graph) (storage.Execution, error) {
+func (en *Service) newExecution(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage, sourceEventID *string, graphs map[string]*Graph) (storage.Execution, error) {
 	g, err := newRun(w, &storage.Execution{}, graphs).graph(ctx, tx)
 	if err != nil {
 		return storage.Execution{}, err
@@ -112,7 +112,7 @@ func (en *Engine) newExecution(ctx context.Context, tx *storage.Tx, w storage.Wo
 // advance moves an execution as far as it can go now: it ends the open
 // step if its outcome is known (a due timer, the awaited event, the
 // prepared email, the webhook's answer), then runs the steps that follow.
-func (en *Engine) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepInput) error {
+func (en *Service) advance(ctx context.Context, tx *storage.Tx, r *execRun, in stepInput) error {
 	var last storage.StepExecution
 	var err error
 	if r.x.LastStep != nil { // read with the execution, in this write
@@ -147,7 +147,7 @@ func (en *Engine) advance(ctx context.Context, tx *storage.Tx, r *execRun, in st
 
 // proceed starts stepID and the steps after it until the execution has to
 // wait or ends.
-func (en *Engine) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
+func (en *Service) proceed(ctx context.Context, tx *storage.Tx, r *execRun, stepID string, in stepInput) error {
 	for range maxStepsPerWrite {
 		if stepID == "" {
 			return en.finishExecution(ctx, r.writer(tx), r.w, r.x, storage.ExecCompleted, "")
@@ -199,7 +199,7 @@ func failStep(format string, args ...any) error {
 // startStep runs a step that has just begun. It returns the next step, or
 // wait=true when the execution now waits (the step execution then stays
 // open) .
-func (en *Engine) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep, se *storage.StepExecution) (next string, wait bool, err error) {
+func (en *Service) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st storage.WorkflowStep, se *storage.StepExecution) (next string, wait bool, err error) {
 	now := en.now()
 	complete := func(output any, branch, outcome string) (string, bool, error) {
 		se.Output, _ = json.Marshal(output)
@@ -272,7 +272,7 @@ func (en *Engine) startStep(ctx context.Context, tx *storage.Tx, r *execRun, st 
 
 // resume ends an open step whose outcome is known; done is false while it
 // must wait on.
-func (en *Engine) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, in stepInput) (next string, done bool, err error) {
+func (en *Service) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, in stepInput) (next string, done bool, err error) {
 	now := en.now()
 	finish := func(output any, branch, outcome string) (string, bool, error) {
 		if output != nil {
@@ -336,7 +336,7 @@ func (en *Engine) resume(ctx context.Context, tx *storage.Tx, r *execRun, se *st
 // nextStep follows a step's way out: the transition of the branch (a
 // CONDITION) or outcome (a WAIT_FOR_EVENT), else the first one by priority.
 // "" means none: the execution is done.
-func (en *Engine) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, branch, outcome string) (string, error) {
+func (en *Service) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, stepID, branch, outcome string) (string, error) {
 	g, err := r.graph(ctx, tx)
 	if err != nil {
 		return "", err
@@ -359,7 +359,7 @@ func (en *Engine) nextStep(ctx context.Context, tx *storage.Tx, r *execRun, step
 }
 
 // failExecution fails the open step (if any) and the execution with msg.
-func (en *Engine) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, msg string) error {
+func (en *Service) failExecution(ctx context.Context, tx *storage.Tx, r *execRun, se *storage.StepExecution, msg string) error {
 	if se != nil {
 		now := en.now()
 		se.Status, se.Error, se.CompletedAt = storage.StepFailed, &msg, &now
@@ -372,7 +372,7 @@ func (en *Engine) failExecution(ctx context.Context, tx *storage.Tx, r *execRun,
 
 // startByHand creates a RUNNING execution of w for c by hand (no source event)
 // and wakes the engine, which runs it after the caller's write commits.
-func (en *Engine) startByHand(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage) (storage.Execution, error) {
+func (en *Service) startByHand(ctx context.Context, tx *storage.Tx, w storage.Workflow, c storage.Contact, execCtx json.RawMessage) (storage.Execution, error) {
 	x, err := en.newExecution(ctx, tx, w, c, execCtx, nil, nil)
 	if err != nil {
 		return x, err
@@ -381,7 +381,7 @@ func (en *Engine) startByHand(ctx context.Context, tx *storage.Tx, w storage.Wor
 }
 
 // cancel cancels an active execution and its open step executions.
-func (en *Engine) cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution) error {
+func (en *Service) cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow, x *storage.Execution) error {
 	now := en.now()
 	if err := tx.CancelOpenStepExecs(ctx, x.ID, now); err != nil {
 		return err
@@ -391,7 +391,7 @@ func (en *Engine) cancel(ctx context.Context, tx *storage.Tx, w storage.Workflow
 
 // finishExecution ends an execution in a final status and records it in
 // the activity feed.
-func (en *Engine) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
+func (en *Service) finishExecution(ctx context.Context, out stepWriter, w storage.Workflow, x *storage.Execution, status, reason string) error {
 	now := en.now()
 	x.Status, x.CompletedAt, x.DueAt, x.WaitEvent = status, &now, nil, ""
 	x.ExitReason = nil
@@ -407,7 +407,7 @@ func (en *Engine) finishExecution(ctx context.Context, out stepWriter, w storage
 // emitWorkflowEvent records a workflow.* activity item on the contact. The
 // engine does not see these events: a workflow cannot start from another's
 // lifecycle, which keeps chains of workflows from looping.
-func (en *Engine) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
+func (en *Service) emitWorkflowEvent(ctx context.Context, out stepWriter, w storage.Workflow, x storage.Execution, name string) error {
 	// Its fields in key order, the bytes a map of them would encode to.
 	data, err := json.Marshal(struct {
 		ExecutionID  string `json:"executionId"`

@@ -69,7 +69,7 @@ func checkStepName(v *apierr.Validation, name *string, def string) string {
 
 // AddStep adds a step and, unless autoConnect is false, links to it the
 // newest step that has a free way out.
-func (en *Engine) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
+func (en *Service) AddStep(ctx context.Context, projectID, workflowID string, in StepInput) (Step, error) {
 	var st Step
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
@@ -111,7 +111,7 @@ func (en *Engine) AddStep(ctx context.Context, projectID, workflowID string, in 
 // autoConnect links to a new step the newest other non-EXIT step with no
 // outgoing transition: a CONDITION by its yes branch (a multi one by its
 // first), a WAIT_FOR_EVENT by EVENT and, if it has a timeout, TIMEOUT too.
-func (en *Engine) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string, to Step) error {
+func (en *Service) autoConnect(ctx context.Context, tx *storage.Tx, workflowID string, to Step) error {
 	g, err := LoadGraph(ctx, tx, workflowID)
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (en *Engine) autoConnect(ctx context.Context, tx *storage.Tx, workflowID st
 
 // UpdateStep changes a step's name, position, config or template; its
 // type is fixed.
-func (en *Engine) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
+func (en *Service) UpdateStep(ctx context.Context, projectID, workflowID, stepID string, in StepInput) (Step, error) {
 	var st Step
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		var err error
@@ -215,7 +215,7 @@ func withoutKey(raw json.RawMessage, key string) json.RawMessage {
 
 // DeleteStep removes a step and every step reachable from it, or with
 // splice only the step, its incoming transitions moved to its child.
-func (en *Engine) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
+func (en *Service) DeleteStep(ctx context.Context, projectID, workflowID, stepID string, splice bool) error {
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		_, st, err := workflowStep(ctx, tx, projectID, workflowID, stepID)
 		if err != nil {

@@ -25,7 +25,7 @@ type TransitionInput struct {
 
 // AddTransition links two steps of a workflow, refusing any edge that
 // would make the graph something the engine cannot run.
-func (en *Engine) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
+func (en *Service) AddTransition(ctx context.Context, projectID, workflowID string, in TransitionInput) (Transition, error) {
 	var t Transition
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
@@ -150,7 +150,7 @@ func checkBranch(from storage.WorkflowStep, out []storage.WorkflowTransition, br
 }
 
 // DeleteTransition removes a transition.
-func (en *Engine) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
+func (en *Service) DeleteTransition(ctx context.Context, projectID, workflowID, id string) error {
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, workflowID); err != nil {
 			return workflowErr(err)

@@ -39,7 +39,7 @@ func (t *workflowTriggers) invalidate(projectID string) {
 // wants reports whether the engine must see events of a name in a project.
 // A failure to load the table answers yes: the engine then looks and finds
 // nothing to do, rather than missing an enrolment.
-func (en *Engine) wantsEvent(ctx context.Context, projectID, name string) bool {
+func (en *Service) wantsEvent(ctx context.Context, projectID, name string) bool {
 	t := en.triggers
 	t.mu.Lock()
 	p, ok := t.projects[projectID]
@@ -60,7 +60,7 @@ func (en *Engine) wantsEvent(ctx context.Context, projectID, name string) bool {
 	return p.names[name]
 }
 
-func (en *Engine) loadTriggers(ctx context.Context, projectID string) (*projectTriggers, error) {
+func (en *Service) loadTriggers(ctx context.Context, projectID string) (*projectTriggers, error) {
 	r := en.db.Reader()
 	wfs, err := storage.EnabledEventWorkflows(ctx, r, projectID)
 	if err != nil {
@@ -81,7 +81,7 @@ func (en *Engine) loadTriggers(ctx context.Context, projectID string) (*projectT
 }
 
 // changed drops a project's trigger table once the write commits.
-func (en *Engine) changed(tx *storage.Tx, projectID string) {
+func (en *Service) changed(tx *storage.Tx, projectID string) {
 	tx.OnCommit(func() { en.triggers.invalidate(projectID) })
 }
 
@@ -89,7 +89,7 @@ func (en *Engine) changed(tx *storage.Tx, projectID string) {
 // events it wants: they join its inbox in the same transaction, so a
 // committed event is never missed, and the enrolment job runs after the
 // commit. Events the engine does not want cost a map lookup each.
-func (en *Engine) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
+func (en *Service) NoteEvents(ctx context.Context, tx *storage.Tx, events ...storage.Event) error {
 	noted := false
 	for _, ev := range events {
 		if ev.ContactID == "" || !en.wantsEvent(ctx, ev.ProjectID, ev.Name) {
@@ -104,6 +104,6 @@ func (en *Engine) NoteEvents(ctx context.Context, tx *storage.Tx, events ...stor
 	if !noted {
 		return nil
 	}
-	_, err := en.host.Enqueue(ctx, tx, queue.JobSpec{Kind: JobEnrol, UniqueKey: JobEnrol})
+	_, err := en.jobs.Enqueue(ctx, tx, queue.JobSpec{Kind: JobEnrol, UniqueKey: JobEnrol})
 	return err
 }

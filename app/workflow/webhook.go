@@ -54,8 +54,8 @@ const (
 
 // WebhookRetry is the webhook job's retry policy: after RetryBase ×1, 2,
 // 4, 8.
-func (en *Engine) WebhookRetry() queue.Retry {
-	o := en.webhooks
+func WebhookRetry(o WebhookOptions) queue.Retry {
+	o = o.withDefaults()
 	return queue.Retry{MaxAttempts: webhookAttempts, Backoff: queue.ExponentialBackoff(o.RetryBase, 8*o.RetryBase)}
 }
 
@@ -97,7 +97,7 @@ func addrClass(ip netip.Addr) string {
 // Control on the address actually dialled, so neither a name resolving
 // to 127.0.0.1 nor one whose answer changes between a check and the
 // connection gets through. It follows no redirects.
-func (en *Engine) webhookClient() *http.Client {
+func (en *Service) webhookClient() *http.Client {
 	o := en.webhooks
 	check := func(host string) func(network, address string, _ syscall.RawConn) error {
 		return func(network, address string, _ syscall.RawConn) error {
@@ -174,7 +174,7 @@ type webhookRequest struct {
 // step in the write that records it; anything else is retried by the
 // queue (RetryBase ×1, 2, 4, 8) and the give-up fails the step; a refused
 // address fails it at once with no attempt made.
-func (en *Engine) RunWebhook(ctx context.Context, job *queue.RunningJob) (any, error) {
+func (en *Service) RunWebhook(ctx context.Context, job *queue.RunningJob) (any, error) {
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil, queue.Permanent(err)
@@ -235,7 +235,7 @@ func (en *Engine) RunWebhook(ctx context.Context, job *queue.RunningJob) (any, e
 
 // recordWebhook ends the step and moves the execution on, if the step is
 // still the open one.
-func (en *Engine) recordWebhook(ctx context.Context, x storage.Execution, res *webhookResult) error {
+func (en *Service) recordWebhook(ctx context.Context, x storage.Execution, res *webhookResult) error {
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		cur, err := storage.ExecutionByIDAny(ctx, tx, x.ID)
 		if err != nil || !cur.Active() {
@@ -251,7 +251,7 @@ func (en *Engine) recordWebhook(ctx context.Context, x storage.Execution, res *w
 
 // noteWebhookAttempt keeps a failed attempt's answer in the step's output,
 // for the give-up to report, and returns cause for the queue to retry.
-func (en *Engine) noteWebhookAttempt(ctx context.Context, se storage.StepExecution, out map[string]any, cause error) error {
+func (en *Service) noteWebhookAttempt(ctx context.Context, se storage.StepExecution, out map[string]any, cause error) error {
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		cur, err := storage.StepExecByID(ctx, tx, se.ID)
 		if err != nil || cur.Status != storage.StepRunning {
@@ -267,7 +267,7 @@ func (en *Engine) noteWebhookAttempt(ctx context.Context, se storage.StepExecuti
 }
 
 // GiveUpWebhook fails the step and its execution after the last attempt.
-func (en *Engine) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
+func (en *Service) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage.Job, cause error) error {
 	var p webhookPayload
 	if err := json.Unmarshal(job.Payload, &p); err != nil {
 		return nil
@@ -295,7 +295,7 @@ func (en *Engine) GiveUpWebhook(ctx context.Context, tx *storage.Tx, job storage
 }
 
 // callWebhook sends a signed request and reads at most 16 KiB of answer.
-func (en *Engine) callWebhook(ctx context.Context, projectID string, req webhookRequest) (int, any, error) {
+func (en *Service) callWebhook(ctx context.Context, projectID string, req webhookRequest) (int, any, error) {
 	p, err := storage.ProjectByID(ctx, en.db.Reader(), projectID)
 	if err != nil {
 		return 0, nil, err
@@ -338,7 +338,7 @@ func (en *Engine) callWebhook(ctx context.Context, projectID string, req webhook
 // the contact's data and the execution's context (event.<key>). The body
 // is the same on every attempt: it is made from rows that the step does
 // not change.
-func (en *Engine) buildWebhook(ctx context.Context, x storage.Execution, se storage.StepExecution) (webhookRequest, string, error) {
+func (en *Service) buildWebhook(ctx context.Context, x storage.Execution, se storage.StepExecution) (webhookRequest, string, error) {
 	r := en.db.Reader()
 	st, err := storage.StepByID(ctx, r, se.StepID)
 	if errors.Is(err, storage.ErrNotFound) {

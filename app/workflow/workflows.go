@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"github.com/heraldmail/herald/app/event"
 	"github.com/heraldmail/herald/app/paging"
 
 	"github.com/heraldmail/herald/app/apierr"
@@ -71,7 +72,7 @@ func checkTriggerEvent(v *apierr.Validation, field string, name *string) string 
 		return ""
 	}
 	n := strings.TrimSpace(*name)
-	if n == "" || len(n) > MaxEventName {
+	if n == "" || len(n) > event.MaxEventName {
 		v.Add(field, "too_small", "Event name must be 1 to 255 characters", *name)
 	}
 	return n
@@ -85,7 +86,7 @@ func triggerConfig(eventName string) json.RawMessage {
 func triggerStepName(eventName string) string { return "Trigger: " + eventName }
 
 // CreateWorkflow creates an EVENT workflow with its TRIGGER step.
-func (en *Engine) CreateWorkflow(ctx context.Context, projectID string, in WorkflowInput) (WorkflowDetail, error) {
+func (en *Service) CreateWorkflow(ctx context.Context, projectID string, in WorkflowInput) (WorkflowDetail, error) {
 	var v apierr.Validation
 	name := checkWorkflowName(&v, in.Name)
 	desc := checkWorkflowDescription(&v, in.Description)
@@ -118,7 +119,7 @@ type WorkflowQuery struct {
 }
 
 // ListWorkflows returns one page of workflows, newest first.
-func (en *Engine) ListWorkflows(ctx context.Context, projectID string, q WorkflowQuery) (paging.Page[Workflow], error) {
+func (en *Service) ListWorkflows(ctx context.Context, projectID string, q WorkflowQuery) (paging.Page[Workflow], error) {
 	after, err := paging.DecodeCursor(q.Cursor)
 	if err != nil {
 		return paging.Page[Workflow]{}, err
@@ -140,11 +141,11 @@ func (en *Engine) ListWorkflows(ctx context.Context, projectID string, q Workflo
 }
 
 // GetWorkflow returns a workflow with its steps and transitions.
-func (en *Engine) GetWorkflow(ctx context.Context, projectID, id string) (WorkflowDetail, error) {
+func (en *Service) GetWorkflow(ctx context.Context, projectID, id string) (WorkflowDetail, error) {
 	return en.workflowDetail(ctx, en.db.Reader(), projectID, id)
 }
 
-func (en *Engine) workflowDetail(ctx context.Context, q storage.Querier, projectID, id string) (WorkflowDetail, error) {
+func (en *Service) workflowDetail(ctx context.Context, q storage.Querier, projectID, id string) (WorkflowDetail, error) {
 	w, err := storage.WorkflowByID(ctx, q, projectID, id)
 	if err != nil {
 		return WorkflowDetail{}, workflowErr(err)
@@ -167,7 +168,7 @@ func (en *Engine) workflowDetail(ctx context.Context, q storage.Querier, project
 
 // UpdateWorkflow changes a workflow's metadata, trigger, enabled flag or
 // re-entry rule.
-func (en *Engine) UpdateWorkflow(ctx context.Context, projectID, id string, in WorkflowInput) (WorkflowDetail, error) {
+func (en *Service) UpdateWorkflow(ctx context.Context, projectID, id string, in WorkflowInput) (WorkflowDetail, error) {
 	var d WorkflowDetail
 	err := en.db.Write(ctx, func(tx *storage.Tx) error {
 		w, err := storage.WorkflowByID(ctx, tx, projectID, id)
@@ -212,7 +213,7 @@ func (en *Engine) UpdateWorkflow(ctx context.Context, projectID, id string, in W
 
 // patchTrigger applies a PATCH's trigger fields; it reports whether the
 // trigger changes and the event name of an EVENT trigger.
-func (en *Engine) patchTrigger(v *apierr.Validation, w *storage.Workflow, in WorkflowInput) (bool, string) {
+func (en *Service) patchTrigger(v *apierr.Validation, w *storage.Workflow, in WorkflowInput) (bool, string) {
 	typ := w.TriggerType
 	if in.TriggerType != nil {
 		typ = *in.TriggerType
@@ -250,7 +251,7 @@ func (en *Engine) patchTrigger(v *apierr.Validation, w *storage.Workflow, in Wor
 
 // checkTriggerChange refuses to change what starts a workflow under
 // executions that started from the old trigger.
-func (en *Engine) checkTriggerChange(ctx context.Context, tx *storage.Tx, w storage.Workflow) error {
+func (en *Service) checkTriggerChange(ctx context.Context, tx *storage.Tx, w storage.Workflow) error {
 	old, err := storage.WorkflowByID(ctx, tx, w.ProjectID, w.ID)
 	if err != nil || !old.Enabled {
 		return err
@@ -263,7 +264,7 @@ func (en *Engine) checkTriggerChange(ctx context.Context, tx *storage.Tx, w stor
 }
 
 // reconfigureTrigger renames the TRIGGER step after the trigger's event.
-func (en *Engine) reconfigureTrigger(ctx context.Context, tx *storage.Tx, workflowID, event string) error {
+func (en *Service) reconfigureTrigger(ctx context.Context, tx *storage.Tx, workflowID, event string) error {
 	steps, err := storage.WorkflowSteps(ctx, tx, workflowID)
 	if err != nil {
 		return err
@@ -285,7 +286,7 @@ func (en *Engine) reconfigureTrigger(ctx context.Context, tx *storage.Tx, workfl
 }
 
 // DeleteWorkflow removes a workflow that has no active execution.
-func (en *Engine) DeleteWorkflow(ctx context.Context, projectID, id string) error {
+func (en *Service) DeleteWorkflow(ctx context.Context, projectID, id string) error {
 	return en.db.Write(ctx, func(tx *storage.Tx) error {
 		if _, err := storage.WorkflowByID(ctx, tx, projectID, id); err != nil {
 			return workflowErr(err)

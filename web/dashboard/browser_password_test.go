@@ -21,7 +21,7 @@ import (
 // with it; the old one no longer works.
 func TestBrowser_ForgotAndResetPassword(t *testing.T) {
 	h := startHerald(t, func(o *app.Options) { o.Accounts.SystemFrom = "Herald <no-reply@herald.test>" })
-	if _, err := h.App.CreateUser(context.Background(), "owner@example.com", password); err != nil {
+	if _, err := h.App.Accounts.CreateUser(context.Background(), "owner@example.com", password); err != nil {
 		t.Fatal(err)
 	}
 	tb := newTab(t, h.URL)
@@ -55,7 +55,7 @@ func TestBrowser_ForgotAndResetPassword(t *testing.T) {
 	tb.waitJS(pickerIs("Acme Mail"), 10*time.Second)
 
 	email, old := "owner@example.com", password
-	if _, err := h.App.Login(context.Background(), &email, &old); err == nil {
+	if _, err := h.App.Accounts.Login(context.Background(), &email, &old); err == nil {
 		t.Error("the old password still logs in")
 	}
 }

@@ -17,7 +17,10 @@ import (
 	"time"
 
 	"github.com/heraldmail/herald/app"
+	"github.com/heraldmail/herald/app/accounts"
 	"github.com/heraldmail/herald/app/apptest"
+	"github.com/heraldmail/herald/app/messaging"
+	"github.com/heraldmail/herald/app/workflow"
 	"github.com/heraldmail/herald/metrics"
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
@@ -46,7 +49,7 @@ type Options struct {
 	InboundHost string
 	// SNSFetcher is app.Options.SNSFetcher: tests serve their own SNS
 	// signing certificate (see app/sns/snstest).
-	SNSFetcher app.Fetcher
+	SNSFetcher messaging.Fetcher
 	// Log receives the app's and the HTTP layer's logs; nil discards them.
 	Log *slog.Logger
 	// BodyTimeout is web.Options.BodyTimeout.
@@ -57,10 +60,10 @@ type Options struct {
 	// SMTP adjusts the mailer's configuration (a relay, say) and
 	// Delivery the app's delivery options.
 	SMTP     func(*smtpout.Config)
-	Delivery app.DeliveryOptions
+	Delivery messaging.DeliveryOptions
 	// Accounts is app.Options.Accounts. Its password parameters default
 	// to cheap ones (FastPasswords), so that tests do not wait on argon2id.
-	Accounts app.AccountOptions
+	Accounts accounts.Settings
 	// BaseURL is app.Options.BaseURL; default http://herald.test.
 	BaseURL string
 	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
@@ -68,7 +71,7 @@ type Options struct {
 	Warnings                        []string
 	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
 	// test's DNS server.
-	Webhooks app.WebhookOptions
+	Webhooks workflow.WebhookOptions
 	// PublicProjectRateLimit is app.Options'; 0: no limit.
 	PublicProjectRateLimit int
 	// RenderWork is app.Options'; 0: the production bound.
