@@ -14,7 +14,7 @@ import (
 // no goose globals, so several databases can be migrated in one process.
 func NewMigrator(db *sql.DB) (_ *goose.Provider, err error) {
 	defer wrap(&err, "NewMigrator")
-	return goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+	return goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite())
 }
 
 // Migrate applies every pending migration and returns how many ran.
