@@ -59,7 +59,7 @@ func scanQueuedEmail(s scanner) (QueuedEmail, error) {
 		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Attempts,
 		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
 		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links,
-		&e.WorkflowExecutionID, &lease)
+		&e.WorkflowExecutionID, &e.Source, &lease)
 	if err == nil && links != nil {
 		err = json.Unmarshal(links, &e.Links)
 	}

@@ -27,7 +27,7 @@ type Email struct {
 	CampaignID   string
 	TemplateID   string
 	WorkflowID   string
-	MessageID    string
+	MessageID    string // the Message-ID field it is sent with; unique per recipient
 	Sender       string
 	Recipient    string
 	Subject      string
@@ -56,6 +56,11 @@ type Email struct {
 	WorkflowExecutionID     string
 	WorkflowStepExecutionID string
 
+	// Source is the path that made it: SourceAPI, SourceSMTP,
+	// SourceCampaign, SourceWorkflow. An empty one is stored as EmailSource
+	// says.
+	Source string
+
 	// SelfQueued makes the inserted row its own delivery queue entry, due
 	// at CreatedAt (email_queue.go), instead of a delivery job's email.
 	SelfQueued bool
@@ -67,7 +72,34 @@ const emailColumns = `id, project_id, COALESCE(contact_id, ''), COALESCE(campaig
 	COALESCE(workflow_id, ''), message_id, sender, recipient, subject, marketing, status, attempts,
 	COALESCE(last_code, 0), COALESCE(last_enhanced, ''), COALESCE(last_response, ''), COALESCE(mx_host, ''),
 	sent_at, delivered_at, bounced_at, failed_at, opened_at, clicked_at, complained_at, created_at, updated_at, links,
-	COALESCE(workflow_execution_id, '')`
+	COALESCE(workflow_execution_id, ''), ` + emailSourceColumn
+
+// emailSourceColumn reads an email's source; rows from before the column
+// have none and are read as the path their ids name.
+const emailSourceColumn = `COALESCE(source, CASE WHEN campaign_id IS NOT NULL THEN 'campaign'
+	WHEN workflow_id IS NOT NULL THEN 'workflow' ELSE 'api' END)`
+
+// The paths that make emails (Email.Source).
+const (
+	SourceAPI      = "api"
+	SourceSMTP     = "smtp"
+	SourceCampaign = "campaign"
+	SourceWorkflow = "workflow"
+)
+
+// EmailSource is the source an email is stored with: its Source, else the
+// path its campaign or workflow id names, else SourceAPI.
+func EmailSource(e Email) string {
+	switch {
+	case e.Source != "":
+		return e.Source
+	case e.CampaignID != "":
+		return SourceCampaign
+	case e.WorkflowID != "":
+		return SourceWorkflow
+	}
+	return SourceAPI
+}
 
 func scanEmail(s scanner) (Email, error) {
 	var e Email
@@ -78,7 +110,7 @@ func scanEmail(s scanner) (Email, error) {
 		&e.Sender, &e.Recipient, &e.Subject, &e.Marketing, &e.Status, &e.Attempts,
 		&e.LastCode, &e.LastEnhanced, &e.LastResponse, &e.MXHost,
 		&sent, &delivered, &bounced, &failed, &opened, &clicked, &complained, &created, &updated, &links,
-		&e.WorkflowExecutionID)
+		&e.WorkflowExecutionID, &e.Source)
 	if err == nil && links != nil {
 		err = json.Unmarshal(links, &e.Links)
 	}
@@ -110,12 +142,12 @@ func (tx *Tx) InsertEmail(ctx context.Context, e Email) (err error) {
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO emails (id, project_id, contact_id, campaign_id, template_id, workflow_id,
 			message_id, sender, recipient, subject, marketing, status, links, created_at, updated_at,
-			workflow_execution_id, workflow_step_execution_id, due_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			workflow_execution_id, workflow_step_execution_id, due_at, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.ProjectID, nullable(e.ContactID), nullable(e.CampaignID), nullable(e.TemplateID), nullable(e.WorkflowID),
 		e.MessageID, e.Sender, e.Recipient, e.Subject, e.Marketing, e.Status, links,
 		Millis(e.CreatedAt), Millis(e.CreatedAt), nullable(e.WorkflowExecutionID), nullable(e.WorkflowStepExecutionID),
-		dueAt(e))
+		dueAt(e), EmailSource(e))
 	if err != nil || e.Raw == nil {
 		return err
 	}
@@ -154,10 +186,21 @@ func EmailByID(ctx context.Context, q Querier, id string) (_ Email, err error) {
 	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
 }
 
-// EmailByMessageID finds an email by its Message-ID header value.
+// EmailByMessageID finds an email by its Message-ID header value. A
+// Message-ID Herald made names one email; one a client submitted over SMTP
+// names each recipient's copy, and this returns the first
+// (EmailByMessageIDTo tells them apart).
 func EmailByMessageID(ctx context.Context, q Querier, messageID string) (_ Email, err error) {
 	defer wrap(&err, "EmailByMessageID")
-	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ?`, messageID))
+	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ? ORDER BY recipient LIMIT 1`, messageID))
+}
+
+// EmailByMessageIDTo finds the email with this Message-ID sent to
+// recipient (unique: emails_by_message_id).
+func EmailByMessageIDTo(ctx context.Context, q Querier, messageID, recipient string) (_ Email, err error) {
+	defer wrap(&err, "EmailByMessageIDTo")
+	return scanEmail(q.QueryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ? AND recipient = ?`,
+		messageID, recipient))
 }
 
 // StartAttempt marks an email SENDING and counts the attempt. It reports

@@ -12,7 +12,7 @@ import (
 type EngagedEmail struct {
 	ID, ProjectID, ContactID                                string
 	CampaignID, TemplateID, WorkflowID, WorkflowExecutionID string
-	MessageID, Sender, Subject                              string
+	MessageID, Sender, Subject, Source                      string
 	Links                                                   []string
 	Opened, Clicked                                         bool // openedAt, clickedAt are set
 }
@@ -25,10 +25,10 @@ func EngagedEmailByID(ctx context.Context, q Querier, id string) (_ EngagedEmail
 	var links []byte
 	err = q.QueryRow(ctx, `SELECT id, project_id, COALESCE(contact_id, ''), COALESCE(campaign_id, ''),
 		COALESCE(template_id, ''), COALESCE(workflow_id, ''), COALESCE(workflow_execution_id, ''),
-		message_id, sender, subject, links, opened_at IS NOT NULL, clicked_at IS NOT NULL
+		message_id, sender, subject, links, opened_at IS NOT NULL, clicked_at IS NOT NULL, `+emailSourceColumn+`
 		FROM emails WHERE id = ?`, id).Scan(&e.ID, &e.ProjectID, &e.ContactID, &e.CampaignID,
 		&e.TemplateID, &e.WorkflowID, &e.WorkflowExecutionID, &e.MessageID, &e.Sender, &e.Subject, &links,
-		&e.Opened, &e.Clicked)
+		&e.Opened, &e.Clicked, &e.Source)
 	if err == nil && links != nil {
 		err = json.Unmarshal(links, &e.Links)
 	}

@@ -280,7 +280,8 @@ func (s *Service) EmitEmailEvent(ctx context.Context, tx *storage.Tx, e storage.
 	if e.ContactID == "" {
 		return nil
 	}
-	data := map[string]any{"emailId": e.ID, "messageId": e.MessageID, "subject": e.Subject, "from": e.Sender}
+	data := map[string]any{"emailId": e.ID, "messageId": e.MessageID, "subject": e.Subject, "from": e.Sender,
+		"source": storage.EmailSource(e)}
 	for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID, "workflowId": e.WorkflowID,
 		"workflowExecutionId": e.WorkflowExecutionID} {
 		if v != "" {

@@ -203,21 +203,29 @@ func (s *Service) sendOne(ctx context.Context, out *Outgoing, rcpt message.Addre
 	}
 	e := storage.Email{ID: ids.New(), ProjectID: out.ProjectID, TemplateID: out.TemplateID,
 		MessageID: message.NewMessageID(out.FromDomain), Sender: out.From.Email, Recipient: email,
-		Marketing: out.Marketing, Status: storage.EmailPending, CreatedAt: s.now()}
+		Marketing: out.Marketing, Status: storage.EmailPending, Source: storage.SourceAPI, CreatedAt: s.now()}
 	if err = s.Compose(ctx, out, rcpt, &e, vars); err != nil {
 		return SentEmail{}, err
 	}
+	contact, err := s.commitRecipient(ctx, audience.ContactUpsert{Email: email, ID: contactID,
+		Subscribed: out.Subscribed, NewSubscribed: false, Data: out.Data, Reason: event.ReasonAPI, Unseen: !found}, &e)
+	return SentEmail{Contact: SentContact{ID: contact.ID, Email: contact.Email}, Email: e.ID}, err
+}
+
+// commitRecipient is the write every one-recipient send path ends with
+// (/v1/send, SMTP submission): the recipient's contact created or found,
+// then its email queued (QueueEmail), committed together.
+func (s *Service) commitRecipient(ctx context.Context, c audience.ContactUpsert, e *storage.Email) (storage.Contact, error) {
 	var contact storage.Contact
-	err = s.db.Write(ctx, func(tx *storage.Tx) error {
-		change, err := s.audience.UpsertInTx(ctx, tx, out.ProjectID, audience.ContactUpsert{Email: email, ID: contactID,
-			Subscribed: out.Subscribed, NewSubscribed: false, Data: out.Data, Reason: event.ReasonAPI, Unseen: !found})
+	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+		change, err := s.audience.UpsertInTx(ctx, tx, e.ProjectID, c)
 		if err != nil {
 			return err
 		}
 		contact, e.ContactID = change.Contact, change.Contact.ID
-		return s.QueueEmail(ctx, tx, e)
+		return s.QueueEmail(ctx, tx, *e)
 	})
-	return SentEmail{Contact: SentContact{ID: contact.ID, Email: contact.Email}, Email: e.ID}, err
+	return contact, err
 }
 
 // queueEmail stores an email, its delivery job and its email.sent event,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/heraldmail/herald/app/event"
+	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/storage"
 )
 
@@ -27,7 +28,11 @@ type sesNotification struct {
 
 type sesMail struct {
 	MessageID string `json:"messageId"` // SES's own id, not the Message-ID header
-	Headers   []struct {
+	// Destination is the envelope's recipients: Herald sends each email on
+	// its own, so one address, which tells apart the copies of a message
+	// submitted over SMTP that share the client's Message-ID.
+	Destination []string `json:"destination"`
+	Headers     []struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
 	} `json:"headers"`
@@ -102,7 +107,13 @@ func sesEmail(ctx context.Context, q storage.Querier, m sesMail) (storage.Email,
 		if id = angleBracketed(id); id == "" {
 			continue
 		}
-		e, err := storage.EmailByMessageID(ctx, q, id)
+		var e storage.Email
+		var err error
+		if len(m.Destination) == 1 {
+			e, err = storage.EmailByMessageIDTo(ctx, q, id, verify.NormalizeEmail(m.Destination[0]))
+		} else {
+			e, err = storage.EmailByMessageID(ctx, q, id)
+		}
 		if !errors.Is(err, storage.ErrNotFound) {
 			return e, err
 		}

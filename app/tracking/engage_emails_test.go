@@ -70,13 +70,13 @@ func TestEngagedEmailsReplaced(t *testing.T) {
 // The event data made once per email is what emitEmailEvent makes.
 func TestEngagedEventDataIsEmitEmailEventsJSON(t *testing.T) {
 	full := storage.EngagedEmail{ID: ids.New(), MessageID: "<m@x>", Sender: "a&b <a@x>", Subject: `"Hi" <b>é</b>`,
-		CampaignID: "c1", TemplateID: "t1", WorkflowID: "w1", WorkflowExecutionID: "we1"}
+		CampaignID: "c1", TemplateID: "t1", WorkflowID: "w1", WorkflowExecutionID: "we1", Source: "smtp"}
 	for _, e := range []storage.EngagedEmail{full, {ID: "e", MessageID: "m", Sender: "s", Subject: ""}} {
 		for _, link := range []string{"", "https://x.example/?a=1&b=<2>"} {
 			for _, first := range []bool{true, false} {
 				want := map[string]any{"emailId": e.ID, "messageId": e.MessageID, "subject": e.Subject, "from": e.Sender,
 					"isFirst": first}
-				for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID,
+				for k, v := range map[string]string{"campaignId": e.CampaignID, "templateId": e.TemplateID, "source": e.Source,
 					"workflowId": e.WorkflowID, "workflowExecutionId": e.WorkflowExecutionID} {
 					if v != "" {
 						want[k] = v

@@ -12,7 +12,7 @@ import (
 // sorted order), with isFirst and, for a click, the link between them.
 type eventData struct {
 	head []byte // {"campaignId":…,"emailId":…,"from":…,"isFirst":
-	tail []byte // ,"messageId":…,"subject":…,"templateId":…,"workflowExecutionId":…,"workflowId":…}
+	tail []byte // ,"messageId":…,"source":…,"subject":…,"templateId":…,"workflowExecutionId":…,"workflowId":…}
 }
 
 func newEventData(e storage.EngagedEmail) eventData {
@@ -23,6 +23,7 @@ func newEventData(e storage.EngagedEmail) eventData {
 	d.head = appendField(d.head, "from", e.Sender, false)
 	d.head = append(d.head, `,"isFirst":`...)
 	d.tail = appendField(d.tail, "messageId", e.MessageID, false)
+	d.tail = appendField(d.tail, "source", e.Source, true)
 	d.tail = appendField(d.tail, "subject", e.Subject, false)
 	d.tail = appendField(d.tail, "templateId", e.TemplateID, true)
 	d.tail = appendField(d.tail, "workflowExecutionId", e.WorkflowExecutionID, true)
