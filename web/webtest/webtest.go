@@ -32,6 +32,9 @@ import (
 type Env struct {
 	*apptest.Env
 	Server *httptest.Server
+	// Web is the HTTP layer behind Server (the submission listener's
+	// tests share its wrong-key counter: Web.KeyFailures()).
+	Web *web.Server
 	// Counts counts the write transactions committed and the writes they
 	// held (the benchmarks' probes report them per message).
 	Counts *WriteCounts
@@ -107,10 +110,11 @@ func New(t testing.TB, o Options) *Env {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var handler http.Handler = web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
+	e.Web = web.New(web.Options{App: e.App, Log: log, Clock: e.Clock,
 		RateLimit: o.RateLimit, Features: map[string]bool{"tracking": true}, BodyTimeout: o.BodyTimeout,
 		PublicRateLimit: o.PublicRateLimit, FailedKeyLimit: o.FailedKeyLimit, Warnings: o.Warnings,
 		Metrics: o.Metrics, MetricsToken: o.MetricsToken})
+	var handler http.Handler = e.Web
 	if o.Wrap != nil {
 		handler = o.Wrap(handler)
 	}
