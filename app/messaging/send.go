@@ -93,7 +93,7 @@ func (s *Service) Send(ctx context.Context, project accounts.Project, in SendInp
 // sender's domain.
 func (s *Service) prepareSend(ctx context.Context, project accounts.Project, in SendInput) (*Outgoing, error) {
 	var v apierr.Validation
-	out := &Outgoing{ProjectID: project.ID, Tracking: project.TrackingEnabled && project.Tracking != "MARKETING_ONLY",
+	out := &Outgoing{ProjectID: project.ID, Tracking: sendTracking(project),
 		To: parseRecipients(&v, in.To), Subscribed: in.Subscribed, Data: audience.ParseData(in.Data), Headers: in.Headers}
 	tpl, err := s.sendTemplate(ctx, project.ID, in.Template)
 	if err != nil {
@@ -114,6 +114,12 @@ func (s *Service) prepareSend(ctx context.Context, project accounts.Project, in 
 	out.FromDomain = DomainOf(out.From.Email)
 	out.Signer, err = s.senders.SenderSigner(ctx, project.ID, out.From.Email)
 	return out, err
+}
+
+// sendTracking reports whether the project's settings track /v1/send's
+// mail (and SMTP submission's): tracking on, and not for campaigns only.
+func sendTracking(p accounts.Project) bool {
+	return p.TrackingEnabled && p.Tracking != "MARKETING_ONLY"
 }
 
 func (s *Service) sendTemplate(ctx context.Context, projectID string, id *string) (*storage.Template, error) {
