@@ -49,6 +49,7 @@ type config struct {
 	AutoDisable    bool
 
 	httpLimits
+	submissionSettings
 
 	WebhookRetryBase    time.Duration
 	WebhookAllowPrivate bool
@@ -76,6 +77,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	accountFlags(fs, c)
 	limitFlags(fs, c)
 	workflowFlags(fs, c)
+	submissionFlags(fs, c)
 }
 
 // workflowFlags are the options of the workflow engine.

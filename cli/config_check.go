@@ -22,25 +22,28 @@ type rule func(v string) string
 // other duration must be > 0 and every other integer >= 0 (defaultRule):
 // an option a later change adds is checked without a row here.
 var rules = map[string]rule{
-	"data-dir":            nonEmpty,
-	"log-level":           oneOf("debug", "info", "warn", "error"),
-	"log-format":          oneOf("text", "json"),
-	"listen":              hostPort(false, 0),
-	"base-url":            httpURL,
-	"dns-server":          hostPort(true, 1),
-	"rate-limit":          intAtLeast(0, "0 (no limit) or more requests per minute"),
-	"workers":             intAtLeast(1, "1 or more"),
-	"shutdown-grace":      durationAtLeast(0),
-	"smtp-port":           port,
-	"smtp-relay":          hostPort(true, 1),
-	"delivery-workers":    intAtLeast(1, "1 or more"),
-	"inbound-listen":      hostPort(true, 0),
-	"metrics-token":       anything,
-	"hostname":            anything,
-	"inbound-host":        anything,
-	"smtp-relay-username": anything,
-	"smtp-relay-password": anything,
-	"config":              anything,
+	"data-dir":         nonEmpty,
+	"log-level":        oneOf("debug", "info", "warn", "error"),
+	"log-format":       oneOf("text", "json"),
+	"listen":           hostPort(false, 0),
+	"base-url":         httpURL,
+	"dns-server":       hostPort(true, 1),
+	"rate-limit":       intAtLeast(0, "0 (no limit) or more requests per minute"),
+	"workers":          intAtLeast(1, "1 or more"),
+	"shutdown-grace":   durationAtLeast(0),
+	"smtp-port":        port,
+	"smtp-relay":       hostPort(true, 1),
+	"delivery-workers": intAtLeast(1, "1 or more"),
+	"inbound-listen":   hostPort(true, 0),
+	// SMTP submission (issue 25)
+	"submission-listen":     hostPort(true, 0),
+	"submission-tls-listen": hostPort(true, 0),
+	"metrics-token":         anything,
+	"hostname":              anything,
+	"inbound-host":          anything,
+	"smtp-relay-username":   anything,
+	"smtp-relay-password":   anything,
+	"config":                anything,
 }
 
 func defaultRule(f *pflag.Flag) rule {
@@ -208,6 +211,9 @@ func checkSettings(s settings) error {
 		}
 	})
 	if err != nil {
+		return err
+	}
+	if err := checkSettingPairs(s.lookup); err != nil {
 		return err
 	}
 	var unknown []string

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -55,6 +56,9 @@ func newServeCmd(c *config) *cobra.Command {
 // serve runs until ctx ends, then shuts down in order: stop accepting and
 // finish the requests in flight, stop the workers, close the database.
 func serve(ctx context.Context, c *config) error {
+	if err := checkSubmissionFlags(c); err != nil {
+		return err
+	}
 	log, err := newLogger(c)
 	if err != nil {
 		return err
@@ -111,6 +115,12 @@ func serve(ctx context.Context, c *config) error {
 		ln.Close()
 		return err
 	}
+	stopSubmission, err := startSubmission(c, a, handler.KeyFailures(), log) // after inbound: see startSubmission
+	if err != nil {
+		ln.Close()
+		stopInbound(context.Background())
+		return err
+	}
 
 	if err := a.Jobs().RecoverInterrupted(ctx); err != nil {
 		return err
@@ -135,10 +145,23 @@ func serve(ctx context.Context, c *config) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownGrace)
 	defer cancel()
-	if shutErr := srv.Shutdown(shutdownCtx); shutErr != nil {
-		log.Warn("shutdown: requests still in flight were cut", "err", shutErr)
+	// The listeners stop at once, each with the whole grace for what is
+	// under way (an idle SMTP session holds its listener's shutdown until
+	// the grace ends), and all before the workers and the database: a
+	// request or a message being received may still be writing.
+	var listeners sync.WaitGroup
+	for _, stop := range []func(context.Context){
+		func(ctx context.Context) {
+			if shutErr := srv.Shutdown(ctx); shutErr != nil {
+				log.Warn("shutdown: requests still in flight were cut", "err", shutErr)
+			}
+		},
+		stopInbound, stopSubmission,
+	} {
+		listeners.Add(1)
+		go func() { defer listeners.Done(); stop(shutdownCtx) }()
 	}
-	stopInbound(shutdownCtx) // before the database closes: sessions may still be recording
+	listeners.Wait()
 	stopWork()
 	if workErr := <-workDone; workErr != nil {
 		log.Error("workers", "err", workErr)
