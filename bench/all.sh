@@ -19,6 +19,9 @@
 #   open / click    an httprouter GET handler answering the same pixel,
 #                   with no work: the HTTP stack.
 #   segments        none: a count is a query; the target is absolute.
+#   SMTP submission POST /v1/send of the same 10 KB from as many clients
+#                   (4), delivery paused in both: the API's path to the
+#                   same committed email (bench/submission.sh alone).
 #
 # Environment: RUNS (3); TRACK_N, SEND_N, ENGAGE_N (requests per run);
 # CAMPAIGN_CONTACTS (100000); CAMPAIGN_LARGE (e.g. 1000000: one more
@@ -64,6 +67,8 @@ for run in $(seq "$RUNS"); do
 	bench "$run" web RawSMTPClient "${SEND_N}x"
 	bench "$run" web SendEndToEnd "${SEND_N}x"
 	bench "$run" web MsgauthSignAllCores "${SEND_N}x"
+	bench "$run" web SubmissionAccepted "${SEND_N}x"
+	bench "$run" web SendAccepted4 "${SEND_N}x"
 	bench "$run" web CampaignFanout 1x HERALD_BENCH_CONTACTS="$CAMPAIGN_CONTACTS"
 	bench "$run" app SegmentCount 5x HERALD_BENCH_CONTACTS="$SEGMENT_CONTACTS"
 done
