@@ -14,7 +14,7 @@ import (
 func openAudienceDB(t *testing.T) *DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
+	db, err := Open(ctx, testLocation(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"strings"
 )
 
 // InsertContactEvent stores an event only if its contact exists (and so
@@ -24,11 +23,4 @@ func (tx *Tx) InsertContactEvent(ctx context.Context, e Event) (_ bool, err erro
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// isForeignKeyViolation reports a foreign key's failure, or the contact
-// check's, which says the same. It reads the driver's message, which the
-// operation names wrapped around it (errors.go) leave whole.
-func isForeignKeyViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
 }

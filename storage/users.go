@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -28,10 +27,6 @@ func scanUser(s scanner) (User, error) {
 	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &created, &updated)
 	u.CreatedAt, u.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return u, notFound(err)
-}
-
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // InsertUser stores a new user; ErrDuplicate when the email is taken.
