@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,9 +17,11 @@ import (
 //     pools (the writer's, the readers') on PostgreSQL;
 //   - the write transaction: BEGIN IMMEDIATE on SQLite; READ COMMITTED on
 //     PostgreSQL;
-//   - statement texts: PostgreSQL numbers its placeholders ($N), and about
-//     a quarter of the statements need a text of their own (a dialect
-//     table, postgresTexts, keyed by the SQLite text);
+//   - statement texts: PostgreSQL numbers its placeholders ($N); a few
+//     SQLite idioms translate word for word (translateIdioms); shared
+//     fragments (column lists) have a PostgreSQL text (postgresFragments);
+//     and the statements that differ beyond that have a text of their own
+//     (the dialect table, postgresTexts, keyed by the SQLite text);
 //   - errors: SQLite's constraint failures are told by their message,
 //     PostgreSQL's by SQLSTATE (sqlstate.go).
 //
@@ -45,11 +48,18 @@ type pgEngine struct {
 	// round trip to the server).
 	rebound  sync.Map
 	nRebound atomic.Int64
+
+	fragments []fragment
+	idioms    *strings.Replacer
+	arrays    *regexp.Regexp
 }
 
 const maxRebound = 4096
 
-func newPgEngine() *pgEngine { return &pgEngine{texts: postgresTexts()} }
+func newPgEngine() *pgEngine {
+	idioms, arrays := newPostgresIdioms()
+	return &pgEngine{texts: postgresTexts(), fragments: postgresFragments(), idioms: idioms, arrays: arrays}
+}
 
 // text returns the PostgreSQL text of a statement written for SQLite: its
 // entry in the dialect table, or the SQLite text with its placeholders
@@ -60,12 +70,62 @@ func (e *pgEngine) text(query string) string {
 	}
 	t, ok := e.texts[query]
 	if !ok {
-		t = rebind(query)
+		t = e.translateIdioms(e.replaceFragments(query))
 	}
+	t = rebind(t)
 	if e.nRebound.Load() < maxRebound {
 		if _, loaded := e.rebound.LoadOrStore(query, t); !loaded {
 			e.nRebound.Add(1)
 		}
 	}
 	return t
+}
+
+// replaceFragments puts the PostgreSQL text of each shared fragment in a
+// statement that holds it.
+func (e *pgEngine) replaceFragments(query string) string {
+	for _, f := range e.fragments {
+		if strings.Contains(query, f.lite) {
+			query = strings.ReplaceAll(query, f.lite, f.pg)
+		}
+	}
+	return query
+}
+
+// newPostgresIdioms prepares translateIdioms.
+func newPostgresIdioms() (*strings.Replacer, *regexp.Regexp) {
+	return strings.NewReplacer("instr(", "strpos(", " LIKE ", " ILIKE "),
+		regexp.MustCompile(`SELECT value FROM json_each\((\?\d*)\)`)
+}
+
+// translateIdioms rewrites, in a statement that has no entry in the
+// dialect table, the SQLite idioms that have one PostgreSQL equivalent
+// word for word:
+//
+//   - SELECT value FROM json_each(?N), a list passed as one JSON array
+//     argument, reads it with json_array_elements_text(?N::json): the
+//     caller's argument stays the same;
+//   - instr(a, b) is strpos(a, b);
+//   - LIKE is ILIKE: SQLite's LIKE folds ASCII letters, and ILIKE under
+//     the "C" collation of every text column folds ASCII only, too.
+func (e *pgEngine) translateIdioms(query string) string {
+	if strings.Contains(query, "json_each(") {
+		query = e.arrays.ReplaceAllString(query, "SELECT json_array_elements_text(${1}::json)")
+	}
+	return e.idioms.Replace(query)
+}
+
+// engineOf returns the PostgreSQL engine behind a Querier, nil on SQLite:
+// for the statements built at run time, which pick their text where they
+// are built.
+func engineOf(q Querier) *pgEngine {
+	switch q := q.(type) {
+	case *Tx:
+		return q.pg
+	case readQuerier:
+		return q.db.pg
+	case scanQuerier:
+		return q.db.pg
+	}
+	return nil
 }

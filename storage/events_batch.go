@@ -11,6 +11,15 @@ const eventsPerStatement = 2000
 // InsertEvents stores many events with few statements: each statement
 // inserts a slice of them from one JSON array, which costs far less than
 // a statement per event when a segment compute emits thousands.
+const (
+	insertEventsSQL = `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+			SELECT value ->> 'i', value ->> 'p', NULLIF(value ->> 'c', ''), value ->> 'n', value ->> 'd', value ->> 't'
+			FROM json_each(?)`
+	insertEventsPG = `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
+			SELECT r ->> 'i', r ->> 'p', NULLIF(r ->> 'c', ''), r ->> 'n', r ->> 'd', (r ->> 't')::bigint
+			FROM json_array_elements(?::json) AS r`
+)
+
 func (tx *Tx) InsertEvents(ctx context.Context, events []Event) (err error) {
 	defer wrap(&err, "Tx.InsertEvents")
 	type row struct {
@@ -31,9 +40,7 @@ func (tx *Tx) InsertEvents(ctx context.Context, events []Event) (err error) {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO events (id, project_id, contact_id, name, data, created_at)
-			SELECT value ->> 'i', value ->> 'p', NULLIF(value ->> 'c', ''), value ->> 'n', value ->> 'd', value ->> 't'
-			FROM json_each(?)`, string(b)); err != nil {
+		if _, err := tx.Exec(ctx, insertEventsSQL, string(b)); err != nil {
 			return err
 		}
 	}

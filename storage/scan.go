@@ -47,15 +47,9 @@ type scanQuerier struct{ readQuerier }
 
 // adhoc runs an unprepared query on the scan pool.
 func (s scanQuerier) adhoc(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if e := s.db.pg; e != nil {
-		query = e.text(query)
-	}
 	return s.db.scan.QueryContext(ctx, query, args...)
 }
 
 func (s scanQuerier) adhocRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if e := s.db.pg; e != nil {
-		query = e.text(query)
-	}
 	return s.db.scan.QueryRowContext(ctx, query, args...)
 }

@@ -72,7 +72,7 @@ func (tx *Tx) SetUserPassword(ctx context.Context, id, hash string, now time.Tim
 // SetUserVerified marks a user's email as verified.
 func (tx *Tx) SetUserVerified(ctx context.Context, id string, now time.Time) (err error) {
 	defer wrap(&err, "Tx.SetUserVerified")
-	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?`, Millis(now), id)
+	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = TRUE, updated_at = ? WHERE id = ?`, Millis(now), id)
 	return err
 }
 
