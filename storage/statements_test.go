@@ -130,12 +130,17 @@ func TestEveryStatementPrepares(t *testing.T) {
 		t.Fatalf("found %d statements: the source walk is broken", len(stmts))
 	}
 	ctx := context.Background()
-	lite, err := Open(ctx, t.TempDir(), Options{})
+	// A database without a writer: the writer holds the one connection
+	// of its pool for as long as it runs.
+	lite, err := OpenWithoutMigrating(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lite.Close()
-	liteConn, err := lite.writer.Conn(ctx)
+	if _, err := Migrate(ctx, lite); err != nil {
+		t.Fatal(err)
+	}
+	liteConn, err := lite.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
