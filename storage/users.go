@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -28,10 +27,6 @@ func scanUser(s scanner) (User, error) {
 	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &created, &updated)
 	u.CreatedAt, u.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return u, notFound(err)
-}
-
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // InsertUser stores a new user; ErrDuplicate when the email is taken.
@@ -77,7 +72,7 @@ func (tx *Tx) SetUserPassword(ctx context.Context, id, hash string, now time.Tim
 // SetUserVerified marks a user's email as verified.
 func (tx *Tx) SetUserVerified(ctx context.Context, id string, now time.Time) (err error) {
 	defer wrap(&err, "Tx.SetUserVerified")
-	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?`, Millis(now), id)
+	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = TRUE, updated_at = ? WHERE id = ?`, Millis(now), id)
 	return err
 }
 
