@@ -82,14 +82,14 @@ func headerFields(head []byte) []field {
 			continue
 		}
 		if (line[0] == ' ' || line[0] == '\t') && len(out) > 0 {
-			out[len(out)-1].value += " " + strings.TrimSpace(line)
+			out[len(out)-1].value += " " + valid(strings.TrimSpace(line))
 			continue
 		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
 			continue
 		}
-		out = append(out, field{name, strings.TrimSpace(value)})
+		out = append(out, field{valid(name), valid(strings.TrimSpace(value))})
 	}
 	return out
 }
@@ -153,15 +153,19 @@ func decodeText(body []byte, encoding, charset string) string {
 		}
 		return string(r)
 	}
-	return strings.ToValidUTF8(string(b), string(utf8.RuneError))
+	return valid(string(b))
 }
+
+// valid replaces what is not UTF-8, so that the API's JSON says what it
+// was given.
+func valid(s string) string { return strings.ToValidUTF8(s, string(utf8.RuneError)) }
 
 // decodeWords decodes a header value's encoded-words (RFC 2047), leaving
 // the value as written where they do not decode.
 func decodeWords(v string) string {
 	d := mime.WordDecoder{}
 	if s, err := d.DecodeHeader(v); err == nil {
-		return strings.ToValidUTF8(s, string(utf8.RuneError))
+		return valid(s)
 	}
-	return strings.ToValidUTF8(v, string(utf8.RuneError))
+	return valid(v)
 }

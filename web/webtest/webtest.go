@@ -80,6 +80,9 @@ type Options struct {
 	PublicProjectRateLimit int
 	// RenderWork is app.Options'; 0: the production bound.
 	RenderWork time.Duration
+	// Sandbox is app.Options.Sandbox: every message is captured, none
+	// reaches the SMTP sink, and domains are verified without DNS.
+	Sandbox bool
 	// Wrap, when set, wraps the server's handler (benchmarks time the
 	// requests inside the server with it).
 	Wrap func(http.Handler) http.Handler
@@ -127,6 +130,7 @@ func New(t testing.TB, o Options) *Env {
 func adjustApp(a *app.Options, o Options) {
 	a.InboundHost, a.SNSFetcher, a.Metrics, a.Delivery = o.InboundHost, o.SNSFetcher, o.Metrics, o.Delivery
 	a.PublicProjectRateLimit, a.RenderWork, a.Warnings = o.PublicProjectRateLimit, o.RenderWork, o.Warnings
+	a.Sandbox = o.Sandbox
 	if o.BaseURL != "" {
 		a.BaseURL = o.BaseURL
 	}
