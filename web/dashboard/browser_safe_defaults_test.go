@@ -166,7 +166,9 @@ func logInProjectless(tb *tab, email string) {
 // The administrator sees the installation's warnings as a banner; another
 // user does not.
 func TestBrowser_AdministratorSeesWarningsBanner(t *testing.T) {
-	h := startHerald(t, func(o *app.Options) { o.Warnings = []string{"Bounce handling is off (HERALD_INBOUND_LISTEN is not set)"} })
+	h := startHerald(t, func(o *app.Options) {
+		o.Warnings = []string{"Bounce handling is off (HERALD_INBOUND_LISTEN is not set)"}
+	})
 	tb := newTab(t, h.URL)
 	signUp(tb, "admin@example.com", "Mine")
 	tb.waitText("This installation has 2 warnings for you, its administrator")
