@@ -19,6 +19,14 @@ const (
 
 // storedCount writes the SELECT of one stored count (0 when no row).
 func (b *setBuilder) storedCount(kind int, key string, value any) {
+	if b.pg {
+		// The sum of the counter's shards (migrations/postgres).
+		vtype, text := postgresValue(value)
+		b.write("COALESCE((SELECT sum(n) FROM audience_counts WHERE project_id = ", b.arg(b.projectID),
+			" AND kind = ", b.arg(kind), " AND key = ", b.arg(key), " AND vtype = ", b.arg(vtype),
+			" AND fold = herald_value_fold(", b.arg(vtype), "::smallint, ", b.arg(text), ")), 0)::bigint")
+		return
+	}
 	b.write("COALESCE((SELECT n FROM audience_counts WHERE project_id = ", b.arg(b.projectID),
 		" AND kind = ", b.arg(kind), " AND key = ", b.arg(key), " AND value = ", b.arg(value), "), 0)")
 }
@@ -40,11 +48,11 @@ func storedTestCount(t *Test) (kind int, key string, value any, ok bool) {
 // contact, of one counted test, or of one counted test's negation (every
 // contact minus those it selects: each set holds only the project's
 // contacts).
-func (a Audience) storedCountSQL() (string, []any, bool) {
+func (a Audience) storedCountSQL(pg bool) (string, []any, bool) {
 	if a.SubscribedOnly {
 		return "", nil, false
 	}
-	b := &setBuilder{projectID: a.ProjectID}
+	b := &setBuilder{projectID: a.ProjectID, pg: pg}
 	b.write("SELECT ")
 	if a.Match == nil {
 		b.storedCount(countContacts, "", "")

@@ -12,6 +12,9 @@ import (
 // grow without bound.
 
 func queryAdhoc(ctx context.Context, q Querier, query string, args ...any) (*sql.Rows, error) {
+	if e := engineOf(q); e != nil {
+		query = e.text(query)
+	}
 	switch v := q.(type) {
 	case scanQuerier:
 		return v.adhoc(ctx, query, args...)
@@ -24,6 +27,9 @@ func queryAdhoc(ctx context.Context, q Querier, query string, args ...any) (*sql
 }
 
 func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *sql.Row {
+	if e := engineOf(q); e != nil {
+		query = e.text(query)
+	}
 	switch v := q.(type) {
 	case scanQuerier:
 		return v.adhocRow(ctx, query, args...)
@@ -38,23 +44,25 @@ func queryRowAdhoc(ctx context.Context, q Querier, query string, args ...any) *s
 // CountAudience counts the audience's contacts.
 func CountAudience(ctx context.Context, q Querier, a Audience) (_ int, err error) {
 	defer wrap(&err, "CountAudience")
-	query, args, ok := a.storedCountSQL()
-	if s, scan := q.(scanQuerier); scan && !ok {
+	pg := engineOf(q) != nil
+	query, args, ok := a.storedCountSQL(pg)
+	// No bitmaps on PostgreSQL yet: its counts are SQL's.
+	if s, scan := q.(scanQuerier); scan && !ok && !pg {
 		if n, ok, err := s.db.bitmapCount(ctx, a); ok || err != nil {
 			return n, err
 		}
 	}
 	if !ok {
-		query, args, ok = a.complementCountSQL()
+		query, args, ok = a.complementCountSQL(pg)
 	}
 	if ok {
 		var n int
 		err := queryRowAdhoc(ctx, q, query, args...).Scan(&n)
 		return n, err
 	}
-	set, args := a.setSQL("", "", true)
+	set, args := a.setSQL("", "", true, pg)
 	var n int
-	err = queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&n)
+	err = queryRowAdhoc(ctx, q, `SELECT COUNT(*) FROM (`+set+`) AS s`, args...).Scan(&n)
 	return n, err
 }
 
@@ -62,7 +70,8 @@ func CountAudience(ctx context.Context, q Querier, a Audience) (_ int, err error
 // offset of them: the page lists of GET /segments/{id}/contacts.
 func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int) (_ []Contact, err error) {
 	defer wrap(&err, "AudiencePage")
-	if s, scan := q.(scanQuerier); scan {
+	pg := engineOf(q) != nil
+	if s, scan := q.(scanQuerier); scan && !pg {
 		if page, ok, err := s.db.bitmapPage(ctx, a, offset, limit); ok || err != nil {
 			return page, err
 		}
@@ -70,7 +79,7 @@ func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int)
 	if page, err := audiencePageNewest(ctx, q, a, offset, limit); err != nil || len(page) == limit {
 		return page, err
 	}
-	set, args := a.setSQL("", "", true)
+	set, args := a.setSQL("", "", true, pg)
 	query := `SELECT ` + contactColumns + ` FROM contacts WHERE project_id = ? AND id IN (` + set + `)
 		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
 	args = append(append([]any{a.ProjectID}, args...), limit, offset)
@@ -87,7 +96,7 @@ func AudiencePage(ctx context.Context, q Querier, a Audience, offset, limit int)
 // a late page) is left to the whole-set query.
 func audiencePageNewest(ctx context.Context, q Querier, a Audience, offset, limit int) ([]Contact, error) {
 	window := min(max(2000, 100*(offset+limit)), 50_000)
-	b := &setBuilder{projectID: a.ProjectID, boundCol: "newest.id"}
+	b := &setBuilder{projectID: a.ProjectID, boundCol: "newest.id", pg: engineOf(q) != nil}
 	set, args := a.build(b)
 	query := `SELECT ` + prefixColumns("c.", contactColumns) + ` FROM
 		(SELECT id, created_at FROM contacts WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) AS newest
@@ -105,7 +114,7 @@ func audiencePageNewest(ctx context.Context, q Querier, a Audience, offset, limi
 // own size for tests on equality, not the size of the whole audience.
 func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, limit int) (_ []Contact, err error) {
 	defer wrap(&err, "AudienceBatch")
-	set, args := a.setSQL(">", after, false)
+	set, args := a.setSQL(">", after, false, engineOf(q) != nil)
 	query := `SELECT ` + contactColumns + ` FROM contacts WHERE id IN (` + set + ` ORDER BY 1 LIMIT ?) ORDER BY id`
 	rows, err := queryAdhoc(ctx, q, query, append(args, limit)...)
 	return collect(rows, err, scanContact)
@@ -115,7 +124,7 @@ func AudienceBatch(ctx context.Context, q Querier, a Audience, after string, lim
 // read becomes a point lookup on that contact's id.
 func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (_ bool, err error) {
 	defer wrap(&err, "AudienceHas")
-	set, args := a.setSQL("=", contactID, false)
+	set, args := a.setSQL("=", contactID, false, engineOf(q) != nil)
 	var ok bool
 	err = queryRowAdhoc(ctx, q, `SELECT EXISTS (`+set+`)`, args...).Scan(&ok)
 	return ok, err
@@ -124,21 +133,27 @@ func AudienceHas(ctx context.Context, q Querier, a Audience, contactID string) (
 // AudienceIDs returns the ids of the audience's contacts, in id order.
 func AudienceIDs(ctx context.Context, q Querier, a Audience) (_ []string, err error) {
 	defer wrap(&err, "AudienceIDs")
-	set, args := a.setSQL("", "", true)
-	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) ORDER BY 1`, args...)
+	set, args := a.setSQL("", "", true, engineOf(q) != nil)
+	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) AS s ORDER BY 1`, args...)
 	return collect(rows, err, scanString)
 }
 
-// ExplainAudienceCount returns SQLite's plan for CountAudience, one line
-// per step, so that tests can check which indexes a count reads.
+// ExplainAudienceCount returns the plan for CountAudience, one line per
+// step, so that tests can check which indexes a count reads: SQLite's
+// EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN lines.
 func ExplainAudienceCount(ctx context.Context, q Querier, a Audience) (_ []string, err error) {
 	defer wrap(&err, "ExplainAudienceCount")
-	set, args := a.setSQL("", "", true)
-	query := `SELECT COUNT(*) FROM (` + set + `)`
-	if cq, cargs, ok := a.storedCountSQL(); ok {
+	pg := engineOf(q) != nil
+	set, args := a.setSQL("", "", true, pg)
+	query := `SELECT COUNT(*) FROM (` + set + `) AS s`
+	if cq, cargs, ok := a.storedCountSQL(pg); ok {
 		query, args = cq, cargs
-	} else if cq, cargs, ok := a.complementCountSQL(); ok {
+	} else if cq, cargs, ok := a.complementCountSQL(pg); ok {
 		query, args = cq, cargs
+	}
+	if pg {
+		rows, err := queryAdhoc(ctx, q, `EXPLAIN `+query, args...)
+		return collect(rows, err, scanString)
 	}
 	rows, err := queryAdhoc(ctx, q, `EXPLAIN QUERY PLAN `+query, args...)
 	return collect(rows, err, func(s scanner) (string, error) {

@@ -28,6 +28,8 @@ type setBuilder struct {
 	// the compounds being written (see orderCompound).
 	orderTop bool
 	depth    int
+	// pg writes PostgreSQL's dialect (audience_sql_postgres.go).
+	pg bool
 }
 
 func (b *setBuilder) write(parts ...string) {
@@ -69,6 +71,9 @@ type operand struct {
 func (b *setBuilder) orderCompound() {
 	b.depth--
 	switch {
+	case b.depth > 0 && b.pg:
+		// PostgreSQL plans a compound by hashing or sorting it whole: an
+		// inner order would only cost a sort.
 	case b.depth > 0:
 		// A subquery's ORDER BY is dropped unless it has a LIMIT; with it,
 		// the compound inside still merges.
@@ -143,7 +148,7 @@ func (b *setBuilder) writeUnion(m *Match) {
 		case i > 0:
 			b.write(" UNION SELECT cid FROM (")
 			b.writeGroup(g.pos, g.neg)
-			b.write(")")
+			b.write(") AS s")
 		case isCompound(g.pos, g.neg):
 			b.writeChain(g.pos, g.neg)
 		default:
@@ -207,6 +212,12 @@ func (b *setBuilder) writeChain(pos, neg []operand) {
 	}
 	for i, p := range pos {
 		switch {
+		case i == 0 && p.match != nil && b.pg && len(pos)+len(neg) > 1:
+			// INTERSECT binds tighter than UNION in PostgreSQL (SQLite
+			// reads compounds left to right): the union is bracketed.
+			b.write("(")
+			b.writeUnion(p.match)
+			b.write(")")
 		case i == 0 && p.match != nil:
 			b.writeUnion(p.match)
 		case i > 0:
@@ -223,6 +234,11 @@ func (b *setBuilder) writeChain(pos, neg []operand) {
 }
 
 func (b *setBuilder) writeOperand(o operand) {
+	if o.unsubscribed && b.pg {
+		b.write("SELECT id AS cid FROM contacts WHERE project_id = ", b.arg(b.projectID), " AND NOT subscribed")
+		b.bound("id")
+		return
+	}
 	if o.unsubscribed {
 		// The literal 0 is what lets SQLite read the partial index
 		// contacts_unsubscribed (migration 00013); without statistics it
@@ -235,7 +251,7 @@ func (b *setBuilder) writeOperand(o operand) {
 	if o.match != nil {
 		b.write("SELECT cid FROM (")
 		b.writeMatch(o.match)
-		b.write(")")
+		b.write(") AS s")
 		return
 	}
 	b.writeTest(o.test)
@@ -262,9 +278,9 @@ func (b *setBuilder) writeTest(t *Test) {
 	case SourceMatch:
 		b.write("SELECT cid FROM (")
 		b.writeMatch(t.Match)
-		b.write(")")
+		b.write(") AS s")
 	default: // SourceNone
-		b.write("SELECT id AS cid FROM contacts WHERE 0")
+		b.write("SELECT id AS cid FROM contacts WHERE FALSE")
 	}
 }
 
@@ -315,6 +331,10 @@ func (b *setBuilder) contactTest(t *Test) {
 // contact can have several rows under a key (array elements, a numeric
 // text's two rows), so every test but equality asks for DISTINCT.
 func (b *setBuilder) dataTest(t *Test) {
+	if b.pg {
+		b.dataTestPostgres(t)
+		return
+	}
 	// Equality reads the primary key, whose rows of one value are in
 	// contact order; every other test reads the key's rows in contact
 	// order (migration 00013), which DISTINCT and the merges take as they
@@ -390,9 +410,10 @@ func (b *setBuilder) eventTest(t *Test) {
 }
 
 // setSQL returns the SELECT of the audience's contact ids (column cid),
-// restricted by a bound when boundOp is not empty.
-func (a Audience) setSQL(boundOp, boundID string, orderTop bool) (string, []any) {
-	return a.build(&setBuilder{projectID: a.ProjectID, boundOp: boundOp, boundID: boundID, orderTop: orderTop})
+// restricted by a bound when boundOp is not empty, in PostgreSQL's
+// dialect when pg is true.
+func (a Audience) setSQL(boundOp, boundID string, orderTop, pg bool) (string, []any) {
+	return a.build(&setBuilder{projectID: a.ProjectID, boundOp: boundOp, boundID: boundID, orderTop: orderTop, pg: pg})
 }
 
 // build writes the audience's set with b.
@@ -415,7 +436,7 @@ func (a Audience) build(b *setBuilder) (string, []any) {
 // subtracts: every set holds only the project's contacts, so the count of
 // "all EXCEPT N" is count(all) − count(N), and counting the project's
 // contacts is a plain index count rather than a merge of a million ids.
-func (a Audience) complementCountSQL() (string, []any, bool) {
+func (a Audience) complementCountSQL(pg bool) (string, []any, bool) {
 	if a.Match != nil && isUnion(a.Match) {
 		return "", nil, false
 	}
@@ -431,7 +452,7 @@ func (a Audience) complementCountSQL() (string, []any, bool) {
 	if len(pos) > 0 || len(neg) == 0 {
 		return "", nil, false
 	}
-	b := &setBuilder{projectID: a.ProjectID}
+	b := &setBuilder{projectID: a.ProjectID, pg: pg}
 	b.write("SELECT ")
 	b.storedCount(countContacts, "", "") // the project's contacts, stored (audience_counts.go)
 	b.write(" - (SELECT COUNT(*) FROM (")
@@ -441,14 +462,15 @@ func (a Audience) complementCountSQL() (string, []any, bool) {
 		}
 		b.writeOperand(n)
 	}
-	if len(neg) > 1 {
+	if len(neg) > 1 && !pg {
 		b.write(" ORDER BY 1")
 	}
-	b.write("))")
+	b.write(") AS s)")
 	return b.sql.String(), b.args, true
 }
 
 // IDsSQL returns a SELECT of the audience's distinct contact ids, in one
 // column named cid, with its arguments: for a caller that materialises an
 // audience with INSERT ... SELECT (a campaign's fan-out).
-func (a Audience) IDsSQL() (query string, args []any) { return a.setSQL("", "", true) }
+// It writes SQLite's dialect.
+func (a Audience) IDsSQL() (query string, args []any) { return a.setSQL("", "", true, false) }

@@ -86,7 +86,7 @@ func compareBitmaps(ctx context.Context, db *DB, a Audience, offset int) error {
 	if err != nil {
 		return err
 	}
-	set, args := a.setSQL("", "", true)
+	set, args := a.setSQL("", "", true, false)
 	var want int
 	if err := r.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+set+`)`, args...).Scan(&want); err != nil {
 		return err
@@ -143,6 +143,7 @@ func describe(a Audience) string {
 // of random trees with the SQL plan's; the cache is kept between reads,
 // so a version a trigger fails to move shows as a stale set.
 func TestBitmapsFollowWrites(t *testing.T) {
+	sqliteOnly(t, "the bitmaps of segment counts, not used on PostgreSQL yet")
 	db := openAudienceDB(t)
 	ctx := context.Background()
 	now := time.Date(2026, 1, 16, 0, 0, 0, 0, time.UTC)
@@ -224,6 +225,7 @@ func TestBitmapsFollowWrites(t *testing.T) {
 // that previewed a contact deleted meanwhile does that), which only the
 // directory's version catches.
 func TestBitmapsAfterEachWrite(t *testing.T) {
+	sqliteOnly(t, "the bitmaps of segment counts, not used on PostgreSQL yet")
 	db := openAudienceDB(t)
 	ctx := context.Background()
 	now := time.Date(2026, 1, 16, 0, 0, 0, 0, time.UTC)

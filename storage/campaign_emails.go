@@ -23,15 +23,15 @@ type CampaignCounts struct {
 }
 
 const campaignCountsSQL = `COUNT(*),
-	COALESCE(SUM(status <> 'CANCELLED'), 0),
-	COALESCE(SUM(status IN ('DELIVERED', 'SENT')), 0),
-	COALESCE(SUM(opened_at IS NOT NULL), 0),
-	COALESCE(SUM(clicked_at IS NOT NULL), 0),
-	COALESCE(SUM(status = 'BOUNCED'), 0),
-	COALESCE(SUM(complained_at IS NOT NULL), 0),
-	COALESCE(SUM(status = 'FAILED'), 0),
-	COALESCE(SUM(status IN ('PENDING', 'SENDING')), 0),
-	COALESCE(SUM(status = 'CANCELLED'), 0)`
+	COUNT(*) FILTER (WHERE status <> 'CANCELLED'),
+	COUNT(*) FILTER (WHERE status IN ('DELIVERED', 'SENT')),
+	COUNT(*) FILTER (WHERE opened_at IS NOT NULL),
+	COUNT(*) FILTER (WHERE clicked_at IS NOT NULL),
+	COUNT(*) FILTER (WHERE status = 'BOUNCED'),
+	COUNT(*) FILTER (WHERE complained_at IS NOT NULL),
+	COUNT(*) FILTER (WHERE status = 'FAILED'),
+	COUNT(*) FILTER (WHERE status IN ('PENDING', 'SENDING')),
+	COUNT(*) FILTER (WHERE status = 'CANCELLED')`
 
 func scanCounts(s scanner, c *CampaignCounts, lead ...any) error {
 	return s.Scan(append(lead, &c.Emails, &c.Sent, &c.Delivered, &c.Opened, &c.Clicked, &c.Bounced,
@@ -95,7 +95,7 @@ func (tx *Tx) CancelCampaignEmails(ctx context.Context, campaignID string, now t
 func (tx *Tx) FinishCampaign(ctx context.Context, campaignID string, now time.Time) (_ bool, err error) {
 	defer wrap(&err, "Tx.FinishCampaign")
 	n, err := affected(tx.Exec(ctx, `UPDATE campaigns SET status = 'SENT', updated_at = ?1
-		WHERE id = ?2 AND status = 'SENDING' AND fanout_done = 1
+		WHERE id = ?2 AND status = 'SENDING' AND fanout_done = TRUE
 		AND NOT EXISTS (SELECT 1 FROM emails WHERE campaign_id = ?2 AND status IN ('PENDING', 'SENDING'))`,
 		Millis(now), campaignID))
 	return n > 0, err

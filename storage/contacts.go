@@ -97,6 +97,9 @@ func ExistingEmails(ctx context.Context, q Querier, projectID string, emails []s
 }
 
 func jsonArray(values []string) string {
+	if values == nil {
+		return "[]" // not null: PostgreSQL reads no elements of null
+	}
 	b, _ := json.Marshal(values)
 	return string(b)
 }

@@ -31,7 +31,7 @@ type ContactPage struct {
 
 const contactFilterSQL = ` FROM contacts WHERE project_id = ?1
 	AND (?2 = '' OR email LIKE ?2 ESCAPE '\')
-	AND (?3 IS NULL OR subscribed = ?3)`
+	AND (subscribed = ?3 OR ?3 IS NULL)`
 
 // contactOrderSQL returns the keyset condition and ordering for a sort. The
 // SQL comes only from these constants, never from request text.
@@ -40,10 +40,13 @@ func contactOrderSQL(sort ContactSort, desc bool) (after, order string) {
 	if sort == SortEmail {
 		col = "email"
 	}
+	// The limit's bare ? takes the number after the largest before it:
+	// ?4 without a cursor, ?6 with one, so that every argument passed is
+	// one the statement reads (PostgreSQL types each from its use).
 	if desc {
-		return ` AND (` + col + `, id) < (?4, ?5)`, ` ORDER BY ` + col + ` DESC, id DESC LIMIT ?6`
+		return ` AND (` + col + `, id) < (?4, ?5)`, ` ORDER BY ` + col + ` DESC, id DESC LIMIT ?`
 	}
-	return ` AND (` + col + `, id) > (?4, ?5)`, ` ORDER BY ` + col + ` ASC, id ASC LIMIT ?6`
+	return ` AND (` + col + `, id) > (?4, ?5)`, ` ORDER BY ` + col + ` ASC, id ASC LIMIT ?`
 }
 
 // ListContacts returns up to p.Limit contacts after p.After.
@@ -51,17 +54,17 @@ func ListContacts(ctx context.Context, q Querier, p ContactPage) (_ []Contact, e
 	defer wrap(&err, "ListContacts")
 	after, order := contactOrderSQL(p.Sort, p.Desc)
 	query := `SELECT ` + contactColumns + contactFilterSQL
-	var key any
-	var id string
+	args := []any{p.ProjectID, searchArg(p.Search), p.Subscribed}
 	if p.After != nil {
 		query += after
-		key, id = p.After.Num, p.After.ID
+		var key any = p.After.Num
 		if p.Sort == SortEmail {
 			key = p.After.Str
 		}
+		args = append(args, key, p.After.ID)
 	}
 	query += order
-	rows, err := q.Query(ctx, query, p.ProjectID, searchArg(p.Search), p.Subscribed, key, id, p.Limit)
+	rows, err := q.Query(ctx, query, append(args, p.Limit)...)
 	return collect(rows, err, scanContact)
 }
 

@@ -1,7 +1,7 @@
-// Package storage is Herald's SQLite access: opening the database with its
-// pragmas, the migrations runner, the group-committing writer, and the
-// queries, grouped per resource. It knows nothing of HTTP or of the domain's
-// rules; it stores and fetches rows.
+// Package storage is Herald's database access: opening the database (SQLite
+// with its pragmas, or PostgreSQL: engine.go), the migrations runner, the
+// group-committing writer, and the queries, grouped per resource. It knows
+// nothing of HTTP or of the domain's rules; it stores and fetches rows.
 //
 // The split between writing and reading is explicit: every write runs inside
 // DB.Write on the single writer connection, every read outside a write goes
@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -45,6 +46,10 @@ type DB struct {
 
 	dirty          chan struct{} // a commit happened since the last checkpoint
 	checkpointDone chan struct{}
+
+	begin   string          // the statement that starts a write transaction
+	pg      *pgEngine       // nil on SQLite (engine.go)
+	pgPools []*pgxpool.Pool // PostgreSQL's connection pools, closed last
 }
 
 // Options tune Open. The zero value is right for production.
@@ -60,9 +65,14 @@ type Options struct {
 }
 
 // Open opens (creating if needed) the database in dataDir, applies pending
-// migrations, and starts the writer.
+// migrations, and starts the writer. A postgres:// (or postgresql://) URL
+// in place of dataDir opens that PostgreSQL database instead
+// (engine_postgres.go).
 func Open(ctx context.Context, dataDir string, opts Options) (_ *DB, err error) {
 	defer wrap(&err, "Open")
+	if IsPostgresURL(dataDir) {
+		return openPostgres(ctx, dataDir, opts)
+	}
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -94,6 +104,9 @@ func Open(ctx context.Context, dataDir string, opts Options) (_ *DB, err error) 
 // decides itself whether to apply migrations. No writer is started.
 func OpenWithoutMigrating(dataDir string) (_ *sql.DB, err error) {
 	defer wrap(&err, "OpenWithoutMigrating")
+	if IsPostgresURL(dataDir) {
+		return openPostgresWithoutMigrating(dataDir)
+	}
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -161,7 +174,8 @@ func openUnstarted(path string, opts Options) (*DB, error) {
 	if budget <= 0 {
 		budget = BitmapBudget
 	}
-	return &DB{path: path, writer: writer, reader: reader, scan: scan, bitmaps: newBitmapCache(budget)}, nil
+	return &DB{path: path, writer: writer, reader: reader, scan: scan, bitmaps: newBitmapCache(budget),
+		begin: "BEGIN IMMEDIATE"}, nil
 }
 
 // dsn sets the pragmas on every connection the driver opens. WAL lets
@@ -197,8 +211,11 @@ func dsn(path string, readOnly bool) string {
 // system's file cache, a pread a page.
 const readerCacheKB = "4000"
 
-// Path is the database file.
+// Path is the database file; "" on PostgreSQL.
 func (db *DB) Path() string { return db.path }
+
+// Postgres reports whether the database is on PostgreSQL.
+func (db *DB) Postgres() bool { return db.pg != nil }
 
 // Close stops the writer after the writes already queued, checkpoints the
 // WAL and closes every connection.
@@ -210,7 +227,9 @@ func (db *DB) Close() (err error) {
 			<-db.finished
 			<-db.checkpointDone
 		}
-		_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		if db.pg == nil {
+			_, _ = db.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		}
 		err = db.closeConns()
 	})
 	return err
@@ -221,6 +240,13 @@ func (db *DB) closeConns() error {
 		v.(*sql.Stmt).Close()
 		return true
 	})
+	if db.pg != nil { // the scan pool is the reader pool
+		err := errors.Join(db.reader.Close(), db.writer.Close())
+		for _, p := range db.pgPools {
+			p.Close()
+		}
+		return err
+	}
 	return errors.Join(db.scan.Close(), db.reader.Close(), db.writer.Close())
 }
 
@@ -257,6 +283,9 @@ func (r readQuerier) Exec(ctx context.Context, query string, args ...any) (sql.R
 }
 
 func (r readQuerier) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if e := r.db.pg; e != nil { // pgx prepares and caches it on each connection
+		return r.db.reader.QueryContext(ctx, e.text(query), args...)
+	}
 	s, err := r.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -265,6 +294,9 @@ func (r readQuerier) Query(ctx context.Context, query string, args ...any) (*sql
 }
 
 func (r readQuerier) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if e := r.db.pg; e != nil {
+		return r.db.reader.QueryRowContext(ctx, e.text(query), args...)
+	}
 	s, err := r.stmt(ctx, query)
 	if err != nil {
 		// database/sql offers no way to build a *sql.Row holding an error,

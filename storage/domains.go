@@ -103,7 +103,7 @@ func DomainByName(ctx context.Context, q Querier, projectID, name string) (_ Dom
 func VerifiedDomain(ctx context.Context, q Querier, projectID, name string) (_ Domain, err error) {
 	defer wrap(&err, "VerifiedDomain")
 	return scanDomain(q.QueryRow(ctx, `SELECT `+domainColumns+` FROM domains
-		WHERE project_id = ? AND domain = ? AND verified = 1`, projectID, name))
+		WHERE project_id = ? AND domain = ? AND verified = TRUE`, projectID, name))
 }
 
 // VerifiedDomainID returns the id of a project's verified sender domain,
@@ -111,7 +111,7 @@ func VerifiedDomain(ctx context.Context, q Querier, projectID, name string) (_ D
 func VerifiedDomainID(ctx context.Context, q Querier, projectID, name string) (_ string, err error) {
 	defer wrap(&err, "VerifiedDomainID")
 	var id string
-	err = q.QueryRow(ctx, `SELECT id FROM domains WHERE project_id = ? AND domain = ? AND verified = 1`,
+	err = q.QueryRow(ctx, `SELECT id FROM domains WHERE project_id = ? AND domain = ? AND verified = TRUE`,
 		projectID, name).Scan(&id)
 	return id, notFound(err)
 }
@@ -121,7 +121,7 @@ func VerifiedDomainID(ctx context.Context, q Querier, projectID, name string) (_
 func VerifiedElsewhere(ctx context.Context, q Querier, projectID, name string) (_ bool, err error) {
 	defer wrap(&err, "VerifiedElsewhere")
 	var n int
-	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM domains WHERE domain = ? AND verified = 1 AND project_id <> ?`,
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM domains WHERE domain = ? AND verified = TRUE AND project_id <> ?`,
 		name, projectID).Scan(&n)
 	return n > 0, err
 }
@@ -156,7 +156,7 @@ func DomainsAfter(ctx context.Context, q Querier, afterID string, limit int) (_ 
 func VerifiedDomainProject(ctx context.Context, q Querier, name string) (_ string, err error) {
 	defer wrap(&err, "VerifiedDomainProject")
 	var id string
-	err = q.QueryRow(ctx, `SELECT project_id FROM domains WHERE domain = ? AND verified = 1 ORDER BY created_at, id LIMIT 1`,
+	err = q.QueryRow(ctx, `SELECT project_id FROM domains WHERE domain = ? AND verified = TRUE ORDER BY created_at, id LIMIT 1`,
 		name).Scan(&id)
 	return id, notFound(err)
 }

@@ -32,7 +32,7 @@ func deliverForTest(t *testing.T, db *DB, id string) {
 // time; the writes queued before Close delete the rest.
 func TestFinalBodiesAreDroppedInBatches(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := testLocation(t)
 	db, err := Open(ctx, dir, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestEmailBodyCodec(t *testing.T) {
 	}
 	// A corrupt compressed body is an error, never other bytes.
 	if err := db.Write(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE email_bodies SET raw = x'00ff00ff' WHERE email_id = 'html'`)
+		_, err := tx.Exec(ctx, `UPDATE email_bodies SET raw = ? WHERE email_id = 'html'`, []byte{0, 0xff, 0, 0xff})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,23 @@ type QueuedEmail struct {
 	LeaseUntil time.Time
 }
 
+// The claims, by rowid on SQLite (the queue's index holds it) and by id
+// on PostgreSQL, which has no rowid.
+const (
+	claimQueuedEmailsSQL = `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
+		WHERE rowid IN (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
+		RETURNING ` + emailColumns + `, due_at`
+	claimQueuedEmailsPG = `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
+		WHERE id IN (SELECT id FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
+		RETURNING ` + emailColumns + `, due_at`
+	claimQueuedEmailSQL = `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
+		WHERE rowid = (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
+		RETURNING ` + emailColumns + `, due_at`
+	claimQueuedEmailPG = `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
+		WHERE id = (SELECT id FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
+		RETURNING ` + emailColumns + `, due_at`
+)
+
 // ClaimQueuedEmails leases up to limit queued emails that are due: PENDING
 // ones whose time has come and SENDING ones whose lease ran out because
 // their worker died. Each claim counts an attempt; an email whose worker
@@ -33,9 +50,7 @@ type QueuedEmail struct {
 // no lookup of the table by id.
 func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []QueuedEmail, err error) {
 	defer wrap(&err, "Tx.ClaimQueuedEmails")
-	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
-		WHERE rowid IN (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT ?3)
-		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil), limit)
+	rows, err := tx.Query(ctx, claimQueuedEmailsSQL, Millis(now), Millis(leaseUntil), limit)
 	return collect(rows, err, scanQueuedEmail)
 }
 
@@ -43,9 +58,7 @@ func (tx *Tx) ClaimQueuedEmails(ctx context.Context, now, leaseUntil time.Time, 
 // delivery makes for its slot: a lookup by id instead of a set.
 func (tx *Tx) ClaimQueuedEmail(ctx context.Context, now, leaseUntil time.Time) (_ []QueuedEmail, err error) {
 	defer wrap(&err, "Tx.ClaimQueuedEmail")
-	rows, err := tx.Query(ctx, `UPDATE emails SET status = 'SENDING', attempts = attempts + 1, due_at = ?2, updated_at = ?1
-		WHERE rowid = (SELECT rowid FROM emails WHERE due_at <= ?1 AND status IN ('PENDING', 'SENDING') LIMIT 1)
-		RETURNING `+emailColumns+`, due_at`, Millis(now), Millis(leaseUntil))
+	rows, err := tx.Query(ctx, claimQueuedEmailSQL, Millis(now), Millis(leaseUntil))
 	return collect(rows, err, scanQueuedEmail)
 }
 
@@ -146,7 +159,7 @@ func NextQueuedEmailRun(ctx context.Context, q Querier) (_ time.Time, _ bool, er
 // attempted (SENDING), from the queue's index alone.
 func QueuedEmailCounts(ctx context.Context, q Querier) (pending, sending int, err error) {
 	defer wrap(&err, "QueuedEmailCounts")
-	err = q.QueryRow(ctx, `SELECT COALESCE(SUM(status = 'PENDING'), 0), COALESCE(SUM(status = 'SENDING'), 0)
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FILTER (WHERE status = 'PENDING'), COUNT(*) FILTER (WHERE status = 'SENDING')
 		FROM emails WHERE due_at IS NOT NULL`).Scan(&pending, &sending)
 	return pending, sending, err
 }

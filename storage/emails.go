@@ -181,12 +181,18 @@ func (tx *Tx) StartAttemptRow(ctx context.Context, id string, now time.Time) (_ 
 	return e, err == nil, err
 }
 
+const (
+	undoAttemptSQL = `UPDATE emails SET status = 'PENDING', attempts = max(attempts - 1, 0), updated_at = ?
+		WHERE id = ? AND status = 'SENDING'`
+	undoAttemptPG = `UPDATE emails SET status = 'PENDING', attempts = greatest(attempts - 1, 0), updated_at = ?
+		WHERE id = ? AND status = 'SENDING'`
+)
+
 // UndoAttempt takes back the attempt StartAttempt counted, for an attempt
 // that did not happen (see app's relay check): the email waits again.
 func (tx *Tx) UndoAttempt(ctx context.Context, id string, now time.Time) (err error) {
 	defer wrap(&err, "Tx.UndoAttempt")
-	_, err = tx.Exec(ctx, `UPDATE emails SET status = 'PENDING', attempts = max(attempts - 1, 0), updated_at = ?
-		WHERE id = ? AND status = 'SENDING'`, Millis(now), id)
+	_, err = tx.Exec(ctx, undoAttemptSQL, Millis(now), id)
 	return err
 }
 

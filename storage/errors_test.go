@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -23,11 +24,13 @@ func TestErrorsNameTheOperation(t *testing.T) {
 		return tx.InsertSession(ctx, Session{TokenHash: "h", UserID: "nobody", CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
 	})
 	var driver *sqlite.Error
-	if err == nil || !strings.HasPrefix(err.Error(), "storage.Tx.InsertSession: ") ||
-		!strings.Contains(err.Error(), "FOREIGN KEY constraint failed") {
+	var pgDriver *pgconn.PgError
+	switch {
+	case err == nil || !strings.HasPrefix(err.Error(), "storage.Tx.InsertSession: ") || !isForeignKeyViolation(err):
 		t.Fatalf("foreign key: %v", err)
-	}
-	if !errors.As(err, &driver) || driver.Code()&0xff != sqlite3.SQLITE_CONSTRAINT {
+	case db.pg != nil && (!errors.As(err, &pgDriver) || pgDriver.Code != sqlStateForeignKeyViolation):
+		t.Fatalf("foreign key: the driver's error is lost: %#v", err)
+	case db.pg == nil && (!errors.As(err, &driver) || driver.Code()&0xff != sqlite3.SQLITE_CONSTRAINT):
 		t.Fatalf("foreign key: the driver's error is lost: %#v", err)
 	}
 

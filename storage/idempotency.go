@@ -23,7 +23,7 @@ func (tx *Tx) ClaimIdempotencyKey(ctx context.Context, projectID, key, request s
 	n, err := affected(tx.Exec(ctx, `INSERT INTO idempotency_keys (project_id, key, request, status_code, created_at, expires_at)
 		VALUES (?1, ?2, ?3, NULL, ?4, ?5)
 		ON CONFLICT (project_id, key) DO UPDATE SET request = ?3, status_code = NULL, committed_status = NULL, created_at = ?4, expires_at = ?5
-		WHERE expires_at <= ?4`, projectID, key, request, Millis(now), Millis(expires)))
+		WHERE idempotency_keys.expires_at <= ?4`, projectID, key, request, Millis(now), Millis(expires)))
 	if err != nil || n > 0 {
 		return IdempotencyRecord{}, n > 0, err
 	}

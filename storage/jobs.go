@@ -92,6 +92,17 @@ func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil tim
 	return collect(rows, err, scanJob)
 }
 
+const (
+	nextJobTimeSQL = `SELECT MIN(t) FROM (
+		SELECT (SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = k.value AND run_at > ?1) AS t
+			FROM json_each(?2) AS k
+		UNION ALL SELECT MIN(lease_until) FROM jobs WHERE state = 'active' AND lease_until > ?1)`
+	nextJobTimePG = `SELECT MIN(t) FROM (
+		SELECT (SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = k.value AND run_at > ?1) AS t
+			FROM json_array_elements_text(?2::json) AS k(value)
+		UNION ALL SELECT MIN(lease_until) FROM jobs WHERE state = 'active' AND lease_until > ?1) AS due`
+)
+
 // NextJobTime is when, after the given time, the earliest queued job of
 // the given kinds becomes due or the earliest lease runs out; ok is false
 // when there is no such job. Jobs due at or before after are left out: the
@@ -102,11 +113,7 @@ func (tx *Tx) ClaimJobs(ctx context.Context, kinds []string, now, leaseUntil tim
 func NextJobTime(ctx context.Context, q Querier, after time.Time, kinds []string) (t time.Time, ok bool, err error) {
 	defer wrap(&err, "NextJobTime")
 	var next sql.NullInt64
-	err = q.QueryRow(ctx, `SELECT MIN(t) FROM (
-		SELECT (SELECT MIN(run_at) FROM jobs WHERE state = 'queued' AND kind = k.value AND run_at > ?1) AS t
-			FROM json_each(?2) AS k
-		UNION ALL SELECT MIN(lease_until) FROM jobs WHERE state = 'active' AND lease_until > ?1)`,
-		Millis(after), jsonArray(kinds)).Scan(&next)
+	err = q.QueryRow(ctx, nextJobTimeSQL, Millis(after), jsonArray(kinds)).Scan(&next)
 	if err != nil || !next.Valid {
 		return time.Time{}, false, err
 	}
@@ -123,6 +130,17 @@ func (tx *Tx) ExtendJob(ctx context.Context, id string, attempt int, progress in
 	return n > 0, err
 }
 
+const (
+	finishJobSQL = `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
+			attempts = MIN(attempts, max_attempts),
+			progress = CASE WHEN ? < 0 THEN progress ELSE ? END, updated_at = ?
+		WHERE id = ? AND attempts = ?`
+	finishJobPG = `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
+			attempts = least(attempts, max_attempts),
+			progress = CASE WHEN ?::bigint < 0 THEN progress ELSE ? END, updated_at = ?
+		WHERE id = ? AND attempts = ?`
+)
+
 // FinishJob marks an attempt completed (result may be nil) or failed. A job
 // given up after its worker died on its last attempt was claimed once more
 // than allowed; it is recorded at its maximum.
@@ -132,10 +150,7 @@ func (tx *Tx) FinishJob(ctx context.Context, id string, attempt int, state strin
 	if state == JobFailed {
 		progress = -1 // keep the last reported progress
 	}
-	_, err = tx.Exec(ctx, `UPDATE jobs SET state = ?, result = ?, failed_reason = ?, lease_until = NULL,
-			attempts = MIN(attempts, max_attempts),
-			progress = CASE WHEN ? < 0 THEN progress ELSE ? END, updated_at = ?
-		WHERE id = ? AND attempts = ?`,
+	_, err = tx.Exec(ctx, finishJobSQL,
 		state, nullBytes(result), nullable(reason), progress, progress, Millis(now), id, attempt)
 	return err
 }

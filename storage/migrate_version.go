@@ -30,7 +30,11 @@ func Versions(ctx context.Context, db *sql.DB) (database, known int64, err error
 		known = max(known, s.Version)
 	}
 	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`).Scan(&n); err != nil {
+	hasTable := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+	if isPostgresDB(db) {
+		hasTable = `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'goose_db_version'`
+	}
+	if err := db.QueryRowContext(ctx, hasTable).Scan(&n); err != nil {
 		return 0, 0, err
 	}
 	if n == 0 {

@@ -15,6 +15,7 @@ import (
 // TestNewerDatabaseRefusedWithoutWriting: a binary older than the
 // database stops before anything is written, naming both versions.
 func TestNewerDatabaseRefusedWithoutWriting(t *testing.T) {
+	sqliteOnly(t, "the database file is left untouched")
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := Open(ctx, dir, Options{})

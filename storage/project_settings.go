@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -44,6 +45,16 @@ func (tx *Tx) DeleteProject(ctx context.Context, id string) (err error) {
 	return err
 }
 
+// The tables with a project_id column.
+const (
+	projectTablesSQL = `SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
+		WHERE m.type = 'table' AND c.name = 'project_id' ORDER BY m.name`
+	projectTablesPG = `SELECT c.table_name FROM information_schema.columns c
+		JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.column_name = 'project_id'
+		ORDER BY c.table_name`
+)
+
 // ResetProject deletes a project's data in every table that has a
 // project_id column, except the tables in keep. The list of tables is read
 // from the schema, so tables that later migrations add are wiped too unless
@@ -51,17 +62,27 @@ func (tx *Tx) DeleteProject(ctx context.Context, id string) (err error) {
 // row of the project is gone, so the order of the deletes does not matter.
 func (tx *Tx) ResetProject(ctx context.Context, id string, keep map[string]bool) (err error) {
 	defer wrap(&err, "Tx.ResetProject")
-	if _, err := tx.Exec(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
-		return err
+	// On PostgreSQL every foreign key between a project's rows cascades
+	// or sets NULL, so the order of the deletes does not matter there
+	// either.
+	if tx.pg == nil {
+		if _, err := tx.Exec(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
+			return err
+		}
 	}
-	rows, err := tx.Query(ctx, `SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
-		WHERE m.type = 'table' AND c.name = 'project_id' ORDER BY m.name`)
+	rows, err := tx.Query(ctx, projectTablesSQL)
 	tables, err := collect(rows, err, func(s scanner) (string, error) {
 		var n string
 		return n, s.Scan(&n)
 	})
 	if err != nil {
 		return err
+	}
+	if tx.pg != nil {
+		// The counters go last: on PostgreSQL the triggers of the other
+		// tables' deletes add to them (their rows are upserted, not
+		// updated), and would leave negative counts behind.
+		tables = append(slices.DeleteFunc(tables, func(t string) bool { return t == "audience_counts" }), "audience_counts")
 	}
 	for _, t := range tables {
 		if keep[t] {
@@ -124,10 +145,10 @@ func ProjectUsage(ctx context.Context, q Querier, projectID string, from, to tim
 	defer wrap(&err, "ProjectUsage")
 	var u Usage
 	err = q.QueryRow(ctx, `SELECT
-		coalesce(sum(campaign_id IS NULL AND workflow_id IS NULL
-			AND NOT (contact_id IS NULL AND subject LIKE '[TEST] %')), 0),
-		coalesce(sum(campaign_id IS NOT NULL), 0),
-		coalesce(sum(campaign_id IS NULL AND workflow_id IS NOT NULL), 0)
+		count(*) FILTER (WHERE campaign_id IS NULL AND workflow_id IS NULL
+			AND NOT (contact_id IS NULL AND subject LIKE '[TEST] %')),
+		count(*) FILTER (WHERE campaign_id IS NOT NULL),
+		count(*) FILTER (WHERE campaign_id IS NULL AND workflow_id IS NOT NULL)
 		FROM emails WHERE project_id = ? AND created_at >= ? AND created_at < ? AND status NOT IN ('FAILED', 'CANCELLED')`,
 		projectID, Millis(from), Millis(to)).Scan(&u.Transactional, &u.Campaigns, &u.Workflows)
 	return u, err

@@ -84,14 +84,15 @@ func ListSandboxMessages(ctx context.Context, q Querier, f SandboxFilter, after 
 	// administrator): the second repeats the first when there is one.
 	p1, p2 := sandboxProjects(f)
 	query := `SELECT ` + sandboxColumns + ` FROM sandbox_messages WHERE project_id IN (?1, ?2)`
-	var key int64
-	var id string
+	args := []any{p1, p2}
 	if after != nil {
 		query += ` AND (created_at, id) < (?3, ?4)`
-		key, id = after.Num, after.ID
+		args = append(args, after.Num, after.ID)
 	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?5`
-	rows, err := q.Query(ctx, query, p1, p2, key, id, limit)
+	// The bare ? is ?3 or ?5: every argument passed is read (PostgreSQL
+	// types each from its use).
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	rows, err := q.Query(ctx, query, append(args, limit)...)
 	return collect(rows, err, func(s scanner) (SandboxMessage, error) { return scanSandboxMessage(s, false) })
 }
 

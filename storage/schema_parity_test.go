@@ -76,6 +76,14 @@ func TestSchemaParity(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// What herald migrate status reads: the same version on both, and
+	// none newer than the binary knows.
+	for name, db := range map[string]*sql.DB{"SQLite": lite, "PostgreSQL": pg} {
+		have, known, err := Versions(ctx, db)
+		if err != nil || have != known || have != ls.version {
+			t.Errorf("%s: Versions = %d, %d (%v), want %d, %d", name, have, known, err, ls.version, ls.version)
+		}
+	}
 	if ls.version != ps.version {
 		t.Errorf("migration version: SQLite %d, PostgreSQL %d: every migration needs a file of the same number in migrations/sqlite and migrations/postgres",
 			ls.version, ps.version)

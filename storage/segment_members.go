@@ -23,12 +23,18 @@ func ContactIDsByEmail(ctx context.Context, q Querier, projectID string, emails 
 	return ids, err
 }
 
+const (
+	addSegmentMembersSQL = `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, created_at)
+		SELECT ?, value, ? FROM json_each(?)`
+	addSegmentMembersPG = `INSERT INTO segment_members (segment_id, contact_id, created_at)
+		SELECT ?::text, c, ?::bigint FROM json_array_elements_text(?::json) AS c ON CONFLICT DO NOTHING`
+)
+
 // AddSegmentMembers adds contacts to a segment's member rows and returns
 // how many were not members yet.
 func (tx *Tx) AddSegmentMembers(ctx context.Context, segmentID string, contactIDs []string, now time.Time) (_ int, err error) {
 	defer wrap(&err, "Tx.AddSegmentMembers")
-	n, err := affected(tx.Exec(ctx, `INSERT OR IGNORE INTO segment_members (segment_id, contact_id, created_at)
-		SELECT ?, value, ? FROM json_each(?)`, segmentID, Millis(now), jsonArray(contactIDs)))
+	n, err := affected(tx.Exec(ctx, addSegmentMembersSQL, segmentID, Millis(now), jsonArray(contactIDs)))
 	return int(n), err
 }
 
@@ -61,14 +67,14 @@ func CountSegmentMembers(ctx context.Context, q Querier, segmentID string) (_ in
 // contact is no longer in the audience (left).
 func MembershipDiff(ctx context.Context, q Querier, a Audience, segmentID string) (entered, left []string, err error) {
 	defer wrap(&err, "MembershipDiff")
-	set, args := a.setSQL("", "", true)
-	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`)
+	set, args := a.setSQL("", "", true, engineOf(q) != nil)
+	rows, err := queryAdhoc(ctx, q, `SELECT cid FROM (`+set+`) AS s
 		EXCEPT SELECT contact_id FROM segment_members WHERE segment_id = ?`, append(args, segmentID)...)
 	if entered, err = collect(rows, err, scanString); err != nil {
 		return nil, nil, err
 	}
 	rows, err = queryAdhoc(ctx, q, `SELECT contact_id FROM segment_members WHERE segment_id = ?
-		EXCEPT SELECT cid FROM (`+set+`)`, append([]any{segmentID}, args...)...)
+		EXCEPT SELECT cid FROM (`+set+`) AS s`, append([]any{segmentID}, args...)...)
 	left, err = collect(rows, err, scanString)
 	return entered, left, err
 }

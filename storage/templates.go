@@ -105,14 +105,15 @@ const templateFilterSQL = ` FROM templates WHERE project_id = ?1
 func ListTemplates(ctx context.Context, q Querier, f TemplateFilter, after *Cursor, limit int) (_ []Template, err error) {
 	defer wrap(&err, "ListTemplates")
 	query := `SELECT ` + templateColumns + templateFilterSQL
-	var key int64
-	var id string
+	args := []any{f.ProjectID, searchArg(f.Search), f.Type}
 	if after != nil {
 		query += ` AND (created_at, id) < (?4, ?5)`
-		key, id = after.Num, after.ID
+		args = append(args, after.Num, after.ID)
 	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?6`
-	rows, err := q.Query(ctx, query, f.ProjectID, searchArg(f.Search), f.Type, key, id, limit)
+	// The bare ? is ?4 or ?6: every argument passed is read (PostgreSQL
+	// types each from its use).
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	rows, err := q.Query(ctx, query, append(args, limit)...)
 	return collect(rows, err, scanTemplate)
 }
 

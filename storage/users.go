@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -31,10 +30,6 @@ func scanUser(s scanner) (User, error) {
 	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &u.Admin, &created, &updated)
 	u.CreatedAt, u.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return u, notFound(err)
-}
-
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // InsertUser stores a new user; ErrDuplicate when the email is taken, or
@@ -80,8 +75,8 @@ func HasUsers(ctx context.Context, q Querier) (_ bool, err error) {
 // (the administrator was deleted).
 func (tx *Tx) PassAdmin(ctx context.Context) (err error) {
 	defer wrap(&err, "Tx.PassAdmin")
-	_, err = tx.Exec(ctx, `UPDATE users SET admin = ? WHERE id = (SELECT id FROM users ORDER BY created_at, id LIMIT 1)
-		AND NOT EXISTS (SELECT 1 FROM users WHERE admin = ?)`, true, true)
+	_, err = tx.Exec(ctx, `UPDATE users SET admin = TRUE WHERE id = (SELECT id FROM users ORDER BY created_at, id LIMIT 1)
+		AND NOT EXISTS (SELECT 1 FROM users WHERE admin = TRUE)`)
 	return err
 }
 
@@ -98,7 +93,7 @@ func (tx *Tx) SetUserPassword(ctx context.Context, id, hash string, now time.Tim
 // SetUserVerified marks a user's email as verified.
 func (tx *Tx) SetUserVerified(ctx context.Context, id string, now time.Time) (err error) {
 	defer wrap(&err, "Tx.SetUserVerified")
-	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?`, Millis(now), id)
+	_, err = tx.Exec(ctx, `UPDATE users SET email_verified = TRUE, updated_at = ? WHERE id = ?`, Millis(now), id)
 	return err
 }
 

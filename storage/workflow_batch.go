@@ -82,14 +82,22 @@ func scanEngineExecution(s scanner) (Execution, error) {
 	return x, nil
 }
 
+const (
+	engineExecutionsByIDsSQL = `SELECT ` + engineExecutionColumns + ` FROM workflow_executions e
+		LEFT JOIN workflow_step_executions s ON s.rowid = (SELECT rowid FROM workflow_step_executions
+			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1)
+		WHERE e.id IN (SELECT value FROM json_each(?))`
+	engineExecutionsByIDsPG = `SELECT ` + engineExecutionColumns + ` FROM workflow_executions e
+		LEFT JOIN workflow_step_executions s ON s.id = (SELECT id FROM workflow_step_executions
+			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1)
+		WHERE e.id IN (SELECT json_array_elements_text(?::json))`
+)
+
 // EngineExecutionsByIDs reads executions by id with their latest step
 // execution, in no particular order: the engine's read inside its write.
 func EngineExecutionsByIDs(ctx context.Context, q Querier, ids []string) (_ []Execution, err error) {
 	defer wrap(&err, "EngineExecutionsByIDs")
-	rows, err := q.Query(ctx, `SELECT `+engineExecutionColumns+` FROM workflow_executions e
-		LEFT JOIN workflow_step_executions s ON s.rowid = (SELECT rowid FROM workflow_step_executions
-			WHERE execution_id = e.id ORDER BY id DESC LIMIT 1)
-		WHERE e.id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+	rows, err := q.Query(ctx, engineExecutionsByIDsSQL, jsonArray(ids))
 	return collect(rows, err, scanEngineExecution)
 }
 
@@ -189,6 +197,28 @@ func (w *WorkflowWrites) InsertEventIfContact(_ context.Context, e Event) (err e
 	return nil
 }
 
+// The multi-row UPDATEs read their rows from a VALUES list. PostgreSQL
+// types a VALUES column from its first row, and would take the untyped
+// arguments for text, so the first row's placeholders are cast there
+// (fragments of the dialect, postgres_texts.go).
+const (
+	flushExecutionsHead = `UPDATE workflow_executions AS e SET status = v.column2, current_step_id = v.column3,
+			context = v.column4, exit_reason = v.column5, due_at = v.column6, wait_event = v.column7, completed_at = v.column8
+		FROM (VALUES `
+	flushExecutionsRow   = `(?, ?, ?, ?, ?, ?, ?, ?)`
+	flushExecutionsRowPG = `(?::text, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::text, ?::bigint)`
+	flushContactDataHead = `UPDATE contacts AS c SET data = v.column3, updated_at = v.column4
+		FROM (VALUES `
+	flushContactDataRow          = `(?, ?, ?, ?)`
+	flushContactDataRowPG        = `(?::text, ?::text, ?::text, ?::bigint)`
+	flushContactSubscriptionHead = `UPDATE contacts AS c SET subscribed = v.column5, data = v.column3,
+			updated_at = v.column4
+		FROM (VALUES `
+	flushContactSubscriptionRow   = `(?, ?, ?, ?, ?)`
+	flushContactSubscriptionRowPG = `(?::text, ?::text, ?::text, ?::bigint, ?::boolean)`
+	flushContactsTail             = `) AS v WHERE c.id = v.column1 AND c.project_id = v.column2`
+)
+
 // chunkSizes are the row counts of the multi-row statements: any count is
 // written as a sum of these, so each statement is prepared once per
 // connection whatever the batch's size.
@@ -211,15 +241,10 @@ var (
 		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		` ON CONFLICT (id) DO UPDATE SET status = excluded.status, output = excluded.output, error = excluded.error,
 			execute_after = excluded.execute_after, completed_at = excluded.completed_at`)
-	flushExecutions = newChunkQueries(`UPDATE workflow_executions AS e SET status = v.column2, current_step_id = v.column3,
-			context = v.column4, exit_reason = v.column5, due_at = v.column6, wait_event = v.column7, completed_at = v.column8
-		FROM (VALUES `, `(?, ?, ?, ?, ?, ?, ?, ?)`, `) AS v WHERE e.id = v.column1`)
-	flushContactData = newChunkQueries(`UPDATE contacts AS c SET data = v.column3, updated_at = v.column4
-		FROM (VALUES `, `(?, ?, ?, ?)`, `) AS v WHERE c.id = v.column1 AND c.project_id = v.column2`)
-	flushContactSubscription = newChunkQueries(`UPDATE contacts AS c SET subscribed = v.column5, data = v.column3,
-			updated_at = v.column4
-		FROM (VALUES `, `(?, ?, ?, ?, ?)`, `) AS v WHERE c.id = v.column1 AND c.project_id = v.column2`)
-	flushEvents = newChunkQueries(`INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES `,
+	flushExecutions          = newChunkQueries(flushExecutionsHead, flushExecutionsRow, `) AS v WHERE e.id = v.column1`)
+	flushContactData         = newChunkQueries(flushContactDataHead, flushContactDataRow, flushContactsTail)
+	flushContactSubscription = newChunkQueries(flushContactSubscriptionHead, flushContactSubscriptionRow, flushContactsTail)
+	flushEvents              = newChunkQueries(`INSERT INTO events (id, project_id, contact_id, name, data, created_at) VALUES `,
 		`(?, ?, (SELECT id FROM contacts WHERE id = ?), ?, ?, ?)`, ``)
 )
 

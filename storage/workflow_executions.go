@@ -60,6 +60,14 @@ const executionColumns = `e.id, e.project_id, e.workflow_id, e.contact_id, e.con
 		FROM workflow_step_executions WHERE execution_id = e.id ORDER BY id DESC LIMIT 1),
 	e.context, e.exit_reason, e.source_event_id, e.due_at, COALESCE(e.wait_event, ''), e.started_at, e.completed_at, e.created_at`
 
+// executionColumnsPG is executionColumns on PostgreSQL (a fragment of
+// the dialect table): json_build_object for json_object.
+const executionColumnsPG = `e.id, e.project_id, e.workflow_id, e.contact_id, e.contact_email, e.status, e.current_step_id,
+	(SELECT json_build_object('id', step_id, 'name', step_name, 'type', step_type, 'se', id, 'status', status,
+			'output', output, 'error', error, 'after', execute_after, 'started', started_at, 'completed', completed_at)::text
+		FROM workflow_step_executions WHERE execution_id = e.id ORDER BY id DESC LIMIT 1),
+	e.context, e.exit_reason, e.source_event_id, e.due_at, COALESCE(e.wait_event, ''), e.started_at, e.completed_at, e.created_at`
+
 func scanExecution(s scanner) (Execution, error) {
 	var x Execution
 	var cur, step, exit, source sql.NullString
@@ -188,7 +196,7 @@ func CountActiveExecutions(ctx context.Context, q Querier, workflowID string) (_
 func ContactExecutions(ctx context.Context, q Querier, workflowID, contactID string) (any, active bool, err error) {
 	defer wrap(&err, "ContactExecutions")
 	var total, act int
-	err = q.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(status IN ('RUNNING', 'WAITING')), 0) FROM workflow_executions
+	err = q.QueryRow(ctx, `SELECT COUNT(*), COUNT(*) FILTER (WHERE status IN ('RUNNING', 'WAITING')) FROM workflow_executions
 		WHERE contact_id = ? AND workflow_id = ?`, contactID, workflowID).Scan(&total, &act)
 	return total > 0, act > 0, err
 }

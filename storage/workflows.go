@@ -83,7 +83,7 @@ type WorkflowFilter struct {
 
 const workflowFilterSQL = ` FROM workflows WHERE project_id = ?1
 	AND (?2 = '' OR instr(lower(name), lower(?2)) > 0 OR instr(lower(COALESCE(description, '')), lower(?2)) > 0)
-	AND (?3 IS NULL OR enabled = ?3)`
+	AND (enabled = ?3 OR ?3 IS NULL)`
 
 // ListWorkflows returns up to limit workflows, newest first, after the
 // cursor (UUIDv7 ids are in creation order).

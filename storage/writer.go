@@ -19,6 +19,7 @@ type Tx struct {
 	onCommit []func()
 	ctx      context.Context // the writer's, never cancelled: see below
 	bodies   *bodyDrops      // final emails' bodies to delete (email_bodies_drop.go)
+	pg       *pgEngine       // nil on SQLite: statement texts as written
 }
 
 // OnCommit registers f to run after the transaction commits, and never if
@@ -40,7 +41,11 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := tx.stmts[query]; ok {
 		return s, nil
 	}
-	s, err := tx.conn.PrepareContext(ctx, query)
+	text := query
+	if tx.pg != nil {
+		text = tx.pg.text(query)
+	}
+	s, err := tx.conn.PrepareContext(ctx, text)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +78,9 @@ func (tx *Tx) QueryRow(_ context.Context, query string, args ...any) *sql.Row {
 	ctx := tx.ctx
 	s, err := tx.stmt(ctx, query)
 	if err != nil {
+		if tx.pg != nil {
+			query = tx.pg.text(query)
+		}
 		return tx.conn.QueryRowContext(ctx, query, args...)
 	}
 	return s.QueryRowContext(ctx, args...)
@@ -157,7 +165,7 @@ func (db *DB) writeLoop(ctx context.Context, maxBatch int) {
 		return
 	}
 	defer conn.Close()
-	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}, ctx: ctx, bodies: &bodyDrops{}}
+	tx := &Tx{conn: conn, stmts: map[string]*sql.Stmt{}, ctx: ctx, bodies: &bodyDrops{}, pg: db.pg}
 	defer func() {
 		for _, s := range tx.stmts {
 			s.Close()
@@ -229,7 +237,7 @@ func (db *DB) commitBatch(ctx context.Context, tx *Tx, batch []*writeRequest) {
 // rolled back unanswered and commitGroup reports false; a single write is
 // answered with its error.
 func (db *DB) commitGroup(ctx context.Context, tx *Tx, batch []*writeRequest) bool {
-	if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := tx.Exec(ctx, db.begin); err != nil {
 		for _, req := range batch {
 			req.done <- writeErr(fmt.Errorf("begin: %w", err))
 		}
@@ -278,7 +286,7 @@ func (db *DB) commit(ctx context.Context, tx *Tx) error {
 // transaction per batch.
 func (db *DB) dropAllBodies(ctx context.Context, tx *Tx) {
 	for len(tx.bodies.ids) > 0 {
-		if _, err := tx.Exec(ctx, "BEGIN IMMEDIATE"); err != nil {
+		if _, err := tx.Exec(ctx, db.begin); err != nil {
 			return
 		}
 		n := tx.dropBodies(ctx, true)

@@ -14,7 +14,7 @@ import (
 
 func openTest(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(t.Context(), t.TempDir(), Options{})
+	db, err := Open(t.Context(), testLocation(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,7 @@ func openTest(t *testing.T) *DB {
 // migrator that moves it, for the tests of one migration's up and down.
 func migrationTest(t *testing.T) (*sql.DB, *goose.Provider) {
 	t.Helper()
+	sqliteOnly(t, "the up and down of a migration of SQLite's history")
 	conn, err := OpenWithoutMigrating(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestConcurrentWritesAllCommit(t *testing.T) {
 }
 
 func TestCloseCommitsQueuedWritesThenRefuses(t *testing.T) {
-	dir := t.TempDir()
+	dir := testLocation(t)
 	db, err := Open(t.Context(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +267,7 @@ func TestReaderRefusesWrites(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	sqliteOnly(t, "the pragmas of every connection")
 	db := openTest(t)
 	for pragma, want := range map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000"} {
 		var got string
@@ -282,7 +284,7 @@ func TestPragmas(t *testing.T) {
 // Writes racing Close either commit (and say so) or get ErrClosed; none
 // hangs, and none reports success without its row.
 func TestWritesRacingClose(t *testing.T) {
-	dir := t.TempDir()
+	dir := testLocation(t)
 	db, err := Open(t.Context(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)

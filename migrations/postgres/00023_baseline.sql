@@ -635,10 +635,12 @@ CREATE FUNCTION herald_contacts_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO audience_counts AS a (project_id, kind, key, vtype, fold, shard, n, v)
-    SELECT project_id, 0, '', 0, '', herald_shard(), -count(*), 1 FROM old_contacts GROUP BY project_id
+    SELECT project_id, 0, '', 0, '', herald_shard(), -count(*), 1 FROM old_contacts
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = project_id) GROUP BY project_id
     ON CONFLICT (project_id, kind, key, vtype, fold, shard) DO UPDATE SET n = a.n + excluded.n, v = a.v + 1;
     INSERT INTO audience_counts AS a (project_id, kind, key, vtype, fold, shard, n, v)
-    SELECT project_id, 4, '', 0, '', herald_shard(), -count(*), 1 FROM old_contacts WHERE NOT subscribed
+    SELECT project_id, 4, '', 0, '', herald_shard(), -count(*), 1 FROM old_contacts
+    WHERE NOT subscribed AND EXISTS (SELECT 1 FROM projects p WHERE p.id = project_id)
     GROUP BY project_id
     ON CONFLICT (project_id, kind, key, vtype, fold, shard) DO UPDATE SET n = a.n + excluded.n, v = a.v + 1;
     DELETE FROM contact_values cv
@@ -735,6 +737,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO audience_counts AS a (project_id, kind, key, vtype, fold, shard, n, v)
     SELECT project_id, 1, key, vtype, fold, herald_shard(), -count(*), count(*) FROM old_values
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = project_id)
     GROUP BY project_id, key, vtype, fold
     ON CONFLICT (project_id, kind, key, vtype, fold, shard) DO UPDATE SET n = a.n + excluded.n, v = a.v + excluded.v;
     INSERT INTO audience_counts AS a (project_id, kind, key, vtype, fold, shard, n, v)
@@ -744,6 +747,7 @@ BEGIN
                WHERE cv.project_id = g.project_id AND cv.key = g.key AND cv.contact_id = g.contact_id)),
            sum(g.rows)
     FROM (SELECT project_id, key, contact_id, count(*) AS rows FROM old_values GROUP BY project_id, key, contact_id) g
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = g.project_id)
     GROUP BY g.project_id, g.key
     ON CONFLICT (project_id, kind, key, vtype, fold, shard) DO UPDATE SET n = a.n + excluded.n, v = a.v + excluded.v;
     RETURN NULL;
@@ -807,6 +811,7 @@ BEGIN
     FROM (SELECT DISTINCT project_id, name, contact_id FROM old_events WHERE contact_id IS NOT NULL) g
     WHERE NOT EXISTS (SELECT 1 FROM events e
                       WHERE e.project_id = g.project_id AND e.name = g.name AND e.contact_id = g.contact_id)
+      AND EXISTS (SELECT 1 FROM projects p WHERE p.id = g.project_id)
     GROUP BY g.project_id, g.name
     ON CONFLICT (project_id, kind, key, vtype, fold, shard) DO UPDATE SET n = a.n + excluded.n, v = a.v + excluded.v;
     RETURN NULL;
@@ -816,13 +821,29 @@ $$;
 CREATE TRIGGER audience_counts_event_delete AFTER DELETE ON events
     REFERENCING OLD TABLE AS old_events FOR EACH STATEMENT EXECUTE FUNCTION herald_events_deleted();
 
+-- A deleted project's counters go with it (SQLite deletes each row as its
+-- n reaches 0; here rows stay at n = 0). PostgreSQL may run the cascades
+-- to its contacts and events before or after this trigger: the deletion
+-- triggers above count nothing for a project that is gone.
+-- +goose StatementBegin
+CREATE FUNCTION herald_projects_deleted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM audience_counts a USING old_projects p WHERE a.project_id = p.id;
+    RETURN NULL;
+END;
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER audience_counts_project_delete AFTER DELETE ON projects
+    REFERENCING OLD TABLE AS old_projects FOR EACH STATEMENT EXECUTE FUNCTION herald_projects_deleted();
+
 -- +goose Down
 DROP VIEW contact_value_rows;
 DROP TABLE uploads, user_tokens, project_members, sessions, users, workflow_inbox,
     workflow_step_executions, workflow_executions, workflow_transitions, workflow_steps, workflows,
     email_bodies, campaigns, settings, emails, audience_counts, contact_values, segment_members, segments,
     templates, domains, idempotency_keys, jobs, events, contacts, projects;
-DROP FUNCTION herald_events_deleted, herald_events_inserted, herald_event_contact_check,
+DROP FUNCTION herald_projects_deleted, herald_events_deleted, herald_events_inserted, herald_event_contact_check,
     herald_values_deleted, herald_values_inserted, herald_contact_subscription_changed,
     herald_contact_data_changed, herald_contacts_deleted, herald_contacts_inserted,
     herald_shard, herald_value_rows, herald_date_ms, herald_value_fold, herald_number, herald_fold;
