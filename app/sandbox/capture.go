@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"mime"
+	"net/mail"
 	"strings"
 	"time"
 
@@ -67,7 +69,7 @@ func (s *Service) capture(ctx context.Context, id string, m smtpout.Message, raw
 		switch strings.ToLower(f.name) {
 		case "from":
 			if from == "" {
-				from = decodeWords(f.value)
+				from = displayAddress(f.value)
 			}
 		case "subject":
 			if subject == "" {
@@ -94,6 +96,19 @@ func (s *Service) capture(ctx context.Context, id string, m smtpout.Message, raw
 	return s.db.Write(ctx, func(tx *storage.Tx) error {
 		return tx.InsertSandboxMessage(ctx, row, s.keep, s.maxBytes)
 	})
+}
+
+// displayAddress is a From field as a mail client shows it: "Name
+// <addr>", or the bare address; as written when it does not parse.
+func displayAddress(v string) string {
+	a, err := (&mail.AddressParser{WordDecoder: &mime.WordDecoder{}}).Parse(v)
+	switch {
+	case err != nil:
+		return decodeWords(v)
+	case a.Name == "":
+		return valid(a.Address)
+	}
+	return valid(a.Name + " <" + a.Address + ">")
 }
 
 // checkDKIM verifies the message's signatures with go-msgauth, its key

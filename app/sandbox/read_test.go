@@ -100,3 +100,16 @@ func FuzzReadMessage(f *testing.F) {
 		_ = withBaseTarget(m.HTML)
 	})
 }
+
+func TestDisplayAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"<hello@x.test>":                     "hello@x.test",
+		`"Herald Team" <hello@x.test>`:       "Herald Team <hello@x.test>",
+		"=?utf-8?q?J=C3=B6rg?= <j@x.test>":   "Jörg <j@x.test>",
+		"not an address, =?utf-8?q?=C3=A9?=": "not an address, é",
+	} {
+		if got := displayAddress(in); got != want {
+			t.Errorf("displayAddress(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
