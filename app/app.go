@@ -23,6 +23,7 @@ import (
 	"github.com/heraldmail/herald/app/messaging"
 	"github.com/heraldmail/herald/app/notify"
 	"github.com/heraldmail/herald/app/render"
+	"github.com/heraldmail/herald/app/sandbox"
 	"github.com/heraldmail/herald/app/senders"
 	"github.com/heraldmail/herald/app/tracking"
 	"github.com/heraldmail/herald/app/verify"
@@ -59,6 +60,16 @@ type Options struct {
 	// RenderWork is the wall-clock bound of one template render; 0:
 	// render.MaxWork.
 	RenderWork time.Duration
+
+	// Sandbox: nothing leaves the machine. Every message is captured in
+	// the sandbox's mailbox instead of being handed to Mailer (which may
+	// be nil), and sender domains are verified without DNS.
+	Sandbox bool
+	// Warnings are the configuration's warnings the administrator sees
+	// (GET /users/@me); DeliveryWarnings, when set, adds the delivery
+	// checks' (HERALD_PUBLIC_IP, its PTR) at each read.
+	Warnings         []string
+	DeliveryWarnings func(ctx context.Context) []string
 }
 
 // App holds Herald's domain services. Its fields are set once by New.
@@ -73,6 +84,7 @@ type App struct {
 	Workflows *workflow.Service
 	Notify    *notify.Service
 	Insights  *insights.Service
+	Sandbox   *sandbox.Service // its On() says whether the installation is a sandbox
 
 	db      *storage.DB
 	clock   clock.Clock
@@ -117,11 +129,18 @@ func New(o Options) *App {
 		ProjectDataRemoved: func(tx *storage.Tx) {
 			a.Tracking.ForgetRemoved(tx)
 			tx.OnCommit(a.Senders.ForgetDomains)
-		}})
+		},
+		Warnings: installationWarnings(o.Warnings, o.DeliveryWarnings)})
 	a.Audience = audience.New(audience.Options{DB: db, Clock: clk, Log: log, Jobs: jobs, Events: a.Events,
 		Accounts: a.Accounts, Verifier: o.Verifier, Metrics: o.Metrics,
 		ContactsRemoved: func(tx *storage.Tx) { a.Tracking.ForgetRemoved(tx) }})
-	a.Senders = senders.New(senders.Options{DB: db, Clock: clk, Log: log, DNS: o.DNS, InboundHost: o.InboundHost})
+	a.Senders = senders.New(senders.Options{DB: db, Clock: clk, Log: log, DNS: o.DNS, InboundHost: o.InboundHost,
+		Sandbox: o.Sandbox})
+	a.Sandbox = sandbox.New(sandbox.Options{DB: db, Clock: clk, Log: log, Accounts: a.Accounts, Senders: a.Senders,
+		On: o.Sandbox})
+	if o.Sandbox {
+		o.Mailer, o.Delivery.Relay = a.Sandbox, false
+	}
 	a.Tracking = tracking.New(tracking.Options{DB: db, Clock: clk, Log: log, BaseURL: o.BaseURL, Events: a.Events,
 		Accounts: a.Accounts, Audience: a.Audience, Metrics: o.Metrics, PublicProjectRateLimit: o.PublicProjectRateLimit})
 	a.Messaging = messaging.New(messaging.Options{DB: db, Clock: clk, Log: log, BaseURL: o.BaseURL, Jobs: jobs,
@@ -139,6 +158,19 @@ func New(o Options) *App {
 		SystemFrom: o.Accounts.SystemFrom})
 	a.Insights = insights.New(insights.Options{DB: db, Clock: clk, Workflows: a.Workflows})
 	return a
+}
+
+// installationWarnings is accounts' Warnings hook: the configuration's
+// warnings, then the delivery checks'.
+func installationWarnings(static []string, checks func(context.Context) []string) func(context.Context) []string {
+	static = append([]string(nil), static...)
+	return func(ctx context.Context) []string {
+		out := append([]string(nil), static...)
+		if checks != nil {
+			out = append(out, checks(ctx)...)
+		}
+		return out
+	}
 }
 
 // platformMail is accounts' Notifier: notify is built after accounts.

@@ -19,6 +19,7 @@ var layerRank = map[string]int{
 	"app/audience":  30,
 	"app/senders":   30,
 	"app/tracking":  40,
+	"app/sandbox":   40,
 	"app/messaging": 50,
 	"app/campaigns": 60,
 	"app/workflow":  60,

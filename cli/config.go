@@ -44,6 +44,7 @@ type config struct {
 	InboundHost       string
 
 	SessionTTL     time.Duration
+	Signups        string
 	DisableSignups bool
 	SystemFrom     string
 	AutoDisable    bool
@@ -53,6 +54,8 @@ type config struct {
 
 	WebhookRetryBase    time.Duration
 	WebhookAllowPrivate bool
+
+	Sandbox bool
 }
 
 // globalFlags are the options every command takes.
@@ -74,6 +77,7 @@ func serveFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long shutdown waits for requests in flight")
 	deliveryFlags(fs, c)
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token GET /metrics requires; empty: /metrics is open")
+	fs.BoolVar(&c.Sandbox, "sandbox", false, "try Herald without DNS: no email leaves this machine, every one is captured in the dashboard's Sandbox page, and sender domains are verified without DNS")
 	accountFlags(fs, c)
 	limitFlags(fs, c)
 	workflowFlags(fs, c)
@@ -89,7 +93,8 @@ func workflowFlags(fs *pflag.FlagSet, c *config) {
 // accountFlags are the options of dashboard accounts.
 func accountFlags(fs *pflag.FlagSet, c *config) {
 	fs.DurationVar(&c.SessionTTL, "session-ttl", 168*time.Hour, "how long a dashboard login lasts")
-	fs.BoolVar(&c.DisableSignups, "disable-signups", false, "refuse POST /auth/signup (operators create users with herald user create)")
+	fs.StringVar(&c.Signups, "signups", "first", "who may sign up: first (only the first user, who becomes the administrator), open (anyone), invite (only emails invited to a project)")
+	fs.BoolVar(&c.DisableSignups, "disable-signups", false, "refuse every POST /auth/signup, invitations included (operators create users with herald user create)")
 	fs.StringVar(&c.SystemFrom, "system-from", "", "From address of platform mail (email verification, password reset); empty: none, users are verified at signup")
 	fs.BoolVar(&c.AutoDisable, "auto-disable", false, "disable a project whose bounce or complaint level is critical")
 }

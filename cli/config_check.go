@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/heraldmail/herald/app/accounts"
 )
 
 // A rule checks an option's value and returns what is allowed when the
@@ -44,6 +46,7 @@ var rules = map[string]rule{
 	"smtp-relay-username":   anything,
 	"smtp-relay-password":   anything,
 	"config":                anything,
+	"signups":               oneOf(accounts.SignupsFirst, accounts.SignupsOpen, accounts.SignupsInvite),
 }
 
 func defaultRule(f *pflag.Flag) rule {

@@ -46,6 +46,8 @@ func TestBadSettingsStopEveryCommand(t *testing.T) {
 		{"HERALD_SHUTDOWN_GRACE", "soon", "a duration"},
 		{"HERALD_SMTP_RELAY_TLS", "maybe", "true or false"},
 		{"HERALD_LOG_LEVEL", "loud", "debug, info, warn, error"},
+		{"HERALD_SIGNUPS", "everyone", "first, open, invite"},
+		{"HERALD_SANDBOX", "maybe", "true or false"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -71,7 +73,8 @@ func TestBadSettingsStopEveryCommand(t *testing.T) {
 	}
 	// Good values pass.
 	good := map[string]string{"HERALD_SMTP_PORT": "2525", "HERALD_RATE_LIMIT": "0", "HERALD_DNS_SERVER": "[::1]:53",
-		"HERALD_BASE_URL": "https://mail.example.com/herald", "HERALD_SHUTDOWN_GRACE": "0s", "HERALD_LISTEN": "127.0.0.1:0"}
+		"HERALD_BASE_URL": "https://mail.example.com/herald", "HERALD_SHUTDOWN_GRACE": "0s", "HERALD_LISTEN": "127.0.0.1:0",
+		"HERALD_SIGNUPS": "invite", "HERALD_SANDBOX": "true"}
 	if _, err := runCLI(t, good, "", "version"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/heraldmail/herald/smtpout"
 	"github.com/heraldmail/herald/storage"
 	"github.com/heraldmail/herald/web"
+	"github.com/heraldmail/herald/web/dashboard"
 )
 
 // newMailer builds the outbound SMTP sender.
@@ -81,19 +83,24 @@ func serve(ctx context.Context, c *config) error {
 		log.Warn(w)
 	}
 	dns := resolver.New(c.DNSServer, 0)
-	mailer, err := newMailer(c, dns, log)
-	if err != nil {
-		return err
+	var mailer messaging.Mailer // nil in the sandbox: app captures every message instead
+	if !c.Sandbox {
+		sender, err := newMailer(c, dns, log)
+		if err != nil {
+			return err
+		}
+		defer sender.Close()
+		mailer = sender
 	}
-	defer mailer.Close()
 	a := app.New(app.Options{
 		DB: db, Clock: clock, Log: log, BaseURL: c.BaseURL, IdempotencyTTL: c.IdempotencyTTL, Workers: c.Workers,
 		Verifier: verify.New(verify.Options{DNS: dns, Now: clock.Now}), DNS: dns,
 		Mailer: mailer, InboundHost: c.InboundHost, Metrics: m,
 		Delivery: messaging.DeliveryOptions{Workers: c.DeliveryWorkers, RetryBase: c.DeliveryRetryBase,
 			GiveUp: c.DeliveryGiveUp, Relay: c.SMTPRelay != ""},
-		Accounts: accounts.Settings{SessionTTL: c.SessionTTL, DisableSignups: c.DisableSignups,
+		Accounts: accounts.Settings{SessionTTL: c.SessionTTL, Signups: c.Signups, DisableSignups: c.DisableSignups,
 			SystemFrom: c.SystemFrom, AutoDisable: c.AutoDisable},
+		Sandbox: c.Sandbox, Warnings: adminWarnings(c, warnings),
 		Webhooks:               workflow.WebhookOptions{RetryBase: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Resolver: dns},
 		PublicProjectRateLimit: projectEngageLimit(c),
 	})
@@ -136,6 +143,10 @@ func serve(ctx context.Context, c *config) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("herald listening", "addr", ln.Addr().String(), "data_dir", c.DataDir,
 		"dns_server", dns.Server(), "version", version)
+	if c.Sandbox {
+		log.Warn("sandbox: no email leaves this machine; every one is captured at " +
+			strings.TrimSuffix(c.BaseURL, "/") + dashboard.Prefix + "sandbox, and sender domains are verified without DNS")
+	}
 	firstStartHint(ctx, a, c, log)
 
 	select {

@@ -96,7 +96,7 @@ func TestAccountCLIBesideARunningServer(t *testing.T) {
 	}
 	var u map[string]any
 	if err := json.Unmarshal([]byte(out), &u); err != nil || u["email"] != "op@example.com" || u["emailVerified"] != true ||
-		u["id"] == nil || u["createdAt"] == nil || len(u) != 4 {
+		u["id"] == nil || u["createdAt"] == nil || u["admin"] != true || len(u) != 5 {
 		t.Fatalf("user create --json: %s %v", out, err)
 	}
 	if _, stderr, code = runIn(t, bin, env, "", "user", "create", "--email", "op@example.com", "--password", "another one"); code != 1 ||

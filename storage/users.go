@@ -12,28 +12,32 @@ type User struct {
 	Email         string
 	PasswordHash  string
 	EmailVerified bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Admin: the installation's administrator (the first user made on
+	// it); at most one user is.
+	Admin     bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ErrDuplicate is returned when a unique column already holds the value.
 var ErrDuplicate = errors.New("storage: duplicate")
 
-const userColumns = `id, email, password_hash, email_verified, created_at, updated_at`
+const userColumns = `id, email, password_hash, email_verified, admin, created_at, updated_at`
 
 func scanUser(s scanner) (User, error) {
 	var u User
 	var created, updated int64
-	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &created, &updated)
+	err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.EmailVerified, &u.Admin, &created, &updated)
 	u.CreatedAt, u.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return u, notFound(err)
 }
 
-// InsertUser stores a new user; ErrDuplicate when the email is taken.
+// InsertUser stores a new user; ErrDuplicate when the email is taken, or
+// when u.Admin and the installation already has its administrator.
 func (tx *Tx) InsertUser(ctx context.Context, u User) (err error) {
 	defer wrap(&err, "Tx.InsertUser")
-	_, err = tx.Exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Email, u.PasswordHash, u.EmailVerified, Millis(u.CreatedAt), Millis(u.UpdatedAt))
+	_, err = tx.Exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.PasswordHash, u.EmailVerified, u.Admin, Millis(u.CreatedAt), Millis(u.UpdatedAt))
 	if isUniqueViolation(err) {
 		return ErrDuplicate
 	}
@@ -57,6 +61,23 @@ func ListUsers(ctx context.Context, q Querier) (_ []User, err error) {
 	defer wrap(&err, "ListUsers")
 	rows, err := q.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
 	return collect(rows, err, scanUser)
+}
+
+// HasUsers reports whether the installation has any user yet.
+func HasUsers(ctx context.Context, q Querier) (_ bool, err error) {
+	defer wrap(&err, "HasUsers")
+	var n int
+	err = q.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM users LIMIT 1) AS one`).Scan(&n)
+	return n > 0, err
+}
+
+// PassAdmin makes the oldest user the administrator when no user is one
+// (the administrator was deleted).
+func (tx *Tx) PassAdmin(ctx context.Context) (err error) {
+	defer wrap(&err, "Tx.PassAdmin")
+	_, err = tx.Exec(ctx, `UPDATE users SET admin = TRUE WHERE id = (SELECT id FROM users ORDER BY created_at, id LIMIT 1)
+		AND NOT EXISTS (SELECT 1 FROM users WHERE admin = TRUE)`)
+	return err
 }
 
 // SetUserPassword replaces a user's password hash.
@@ -105,7 +126,7 @@ func (tx *Tx) InsertSession(ctx context.Context, s Session) (err error) {
 // SessionUser returns the user of an unexpired session.
 func SessionUser(ctx context.Context, q Querier, tokenHash string, now time.Time) (_ User, err error) {
 	defer wrap(&err, "SessionUser")
-	return scanUser(q.QueryRow(ctx, `SELECT u.id, u.email, u.password_hash, u.email_verified, u.created_at, u.updated_at
+	return scanUser(q.QueryRow(ctx, `SELECT u.id, u.email, u.password_hash, u.email_verified, u.admin, u.created_at, u.updated_at
 		FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?`,
 		tokenHash, Millis(now)))
 }

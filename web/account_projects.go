@@ -79,7 +79,11 @@ func (s *Server) addMember(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	return reply(w, http.StatusCreated)(s.app.Accounts.AddMember(r.Context(), reqOf(r).access, b.Email, b.Role))
+	added, err := s.app.Accounts.AddMember(r.Context(), reqOf(r).access, b.Email, b.Role)
+	if n, ok := accounts.RetryAfter(err); ok { // the per-email cap of invitations
+		w.Header().Set("Retry-After", itoa(n))
+	}
+	return reply(w, http.StatusCreated)(added, err)
 }
 
 // updateMember serves PATCH /projects/{id}/members/{userId}.

@@ -24,13 +24,17 @@ func (s *Server) startSession(w http.ResponseWriter, sess accounts.Session, err 
 	return nil
 }
 
-// signup serves POST /auth/signup.
+// signup serves POST /auth/signup: {email, password, inviteToken?}.
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
-	var b credentialsBody
+	var b struct {
+		credentialsBody
+		InviteToken *string `json:"inviteToken"`
+	}
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	sess, err := s.app.Accounts.Signup(r.Context(), b.Email, b.Password)
+	sess, err := s.app.Accounts.Signup(r.Context(), accounts.SignupInput{Email: b.Email, Password: b.Password,
+		InviteToken: b.InviteToken})
 	return s.startSession(w, sess, err)
 }
 
@@ -68,7 +72,7 @@ func oauthProviders() map[string]bool { return map[string]bool{"github": false, 
 
 // me serves GET /users/@me.
 func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.app.Accounts.Me(reqOf(r).access))
+	writeJSON(w, http.StatusOK, s.app.Accounts.Me(r.Context(), reqOf(r).access))
 	return nil
 }
 

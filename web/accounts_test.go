@@ -38,7 +38,10 @@ func TestSignupSetsTheContractCookieAndMakesNoProject(t *testing.T) {
 	expectStatus(t, r, 200)
 	var me map[string]any
 	r.Decode(t, &me)
-	if me["id"] != body.Data.ID || me["email"] != "ada@example.com" || me["emailVerified"] != true || me["createdAt"] == nil || len(me) != 4 {
+	// The first user is the installation's administrator, who also gets
+	// its warnings (safe_defaults_test.go).
+	if me["id"] != body.Data.ID || me["email"] != "ada@example.com" || me["emailVerified"] != true || me["createdAt"] == nil ||
+		me["admin"] != true || me["warnings"] == nil || len(me) != 6 {
 		t.Errorf("GET /users/@me = %s", r.Body)
 	}
 

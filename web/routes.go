@@ -161,6 +161,14 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/projects/:id/security", auth: authProject, role: accounts.RoleMember, handle: s.security},
 		{method: "GET", path: "/projects/:id/setup-state", auth: authProject, role: accounts.RoleMember, handle: s.setupState},
 
+		// Safe defaults (hardening round three): invitations of emails with
+		// no account, and the sandbox's mailbox (404 unless --sandbox)
+		{method: "GET", path: "/projects/:id/invitations", auth: authProject, role: accounts.RoleMember, handle: s.listInvitations},
+		{method: "DELETE", path: "/projects/:id/invitations/:email", auth: authProject, role: accounts.RoleAdmin, handle: s.withdrawInvitation},
+		{method: "GET", path: "/sandbox/messages", auth: authSecret, handle: s.listSandboxMessages},
+		{method: "GET", path: "/sandbox/messages/:id", auth: authSecret, handle: s.getSandboxMessage},
+		{method: "GET", path: "/sandbox/messages/:id/view", auth: authUser, handle: s.viewSandboxMessage},
+
 		// Accounts: billing without a payment provider
 		{method: "GET", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: accounts.RoleMember, handle: s.billingLimits},
 		{method: "PUT", path: "/users/@me/projects/:id/billing-limits", auth: authProject, role: accounts.RoleAdmin, handle: s.setBillingLimits},

@@ -89,8 +89,10 @@ func (s *Server) checkCSRF(r *http.Request, rt route, c accounts.Credentials) er
 // loginGate guards /auth/*: the per-IP limit (off when HERALD_RATE_LIMIT
 // is 0) and, on POST, the Origin check.
 func (s *Server) loginGate(w http.ResponseWriter, r *http.Request) error {
-	if r.URL.Path == "/auth/signup" && !s.app.Accounts.AccountSettings().SignupsEnabled {
-		return accounts.ErrSignupsDisabled // before any check, the Origin's and the limit's too
+	if r.URL.Path == "/auth/signup" && s.app.Accounts.SignupMode() == accounts.SignupsClosed {
+		// HERALD_DISABLE_SIGNUPS=true: before any check, the Origin's and
+		// the limit's too. The other modes need the body (an invitation).
+		return accounts.ErrSignupsDisabled
 	}
 	if s.authLimiter != nil {
 		ok, _, reset := s.authLimiter.allow(clientIP(r))

@@ -49,8 +49,14 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request) error {
 		features[k] = v
 	}
 	acct := s.app.Accounts.AccountSettings()
-	features["signups"] = acct.SignupsEnabled
-	writeJSON(w, http.StatusOK, map[string]any{"features": features, "signupsEnabled": acct.SignupsEnabled,
-		"systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders(), "warnings": s.warnings})
+	signups, err := s.app.Accounts.SignupsEnabled(r.Context())
+	if err != nil {
+		return err
+	}
+	features["signups"] = signups
+	features["sandbox"] = s.app.Sandbox.On()
+	writeJSON(w, http.StatusOK, map[string]any{"features": features, "signupsEnabled": signups, "sandbox": s.app.Sandbox.On(),
+		"signupMode": acct.SignupMode, "systemMail": acct.SystemMail, "billing": false, "oauth": oauthProviders(),
+		"warnings": s.warnings})
 	return nil
 }

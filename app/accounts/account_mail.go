@@ -162,10 +162,23 @@ func (s *Service) userForMail(ctx context.Context, email *string) (*storage.User
 func (s *Service) RequestPasswordReset(ctx context.Context, email *string) (err error) {
 	defer apierr.Wrap(&err, "accounts.RequestPasswordReset")
 	u, err := s.userForMail(ctx, email)
-	if err != nil || u == nil {
+	if err != nil {
 		return err
 	}
-	s.sendUserMail(ctx, *u, tokenReset)
+	if !s.notify.Ready(ctx) {
+		// The page told the person to ask the administrator; the log
+		// tells the operator someone may.
+		args := []any{"known_user", u != nil}
+		if u != nil {
+			args = append(args, "user_id", u.ID)
+		}
+		s.log.Warn("password reset requested, but no platform mail is configured (HERALD_SYSTEM_FROM unset or its domain "+
+			"unverified): no mail sent; reset it with herald user reset-password", args...)
+		return nil
+	}
+	if u != nil {
+		s.sendUserMail(ctx, *u, tokenReset)
+	}
 	return nil
 }
 

@@ -155,8 +155,9 @@ func (s *Service) RegenerateProjectKeys(ctx context.Context, acc Access) (_ Proj
 }
 
 // keptOnReset are the tables a project reset keeps: its settings, keys,
-// members, sender domains, limits (columns of projects) and uploads.
-var keptOnReset = map[string]bool{"projects": true, "project_members": true, "domains": true, "uploads": true}
+// members and open invitations, sender domains, limits (columns of
+// projects) and uploads.
+var keptOnReset = map[string]bool{"projects": true, "project_members": true, "invitations": true, "domains": true, "uploads": true}
 
 // ResetProject drops every piece of a project's data but its keys,
 // settings, members, domains, limits and uploads.

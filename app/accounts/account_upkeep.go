@@ -21,7 +21,10 @@ func (s *Service) RunAccountUpkeep(ctx context.Context, _ *queue.RunningJob) (_ 
 		}
 		// Tokens stay a day past their end: they count toward the hourly
 		// cap of mails and answer INVALID_TOKEN the same either way.
-		tokens, err = tx.DeleteExpiredUserTokens(ctx, now.Add(-24*time.Hour))
+		if tokens, err = tx.DeleteExpiredUserTokens(ctx, now.Add(-24*time.Hour)); err != nil {
+			return err
+		}
+		_, err = tx.DeleteExpiredInvitations(ctx, now)
 		return err
 	})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/heraldmail/herald/app/apierr"
-	"github.com/heraldmail/herald/app/ids"
 	"github.com/heraldmail/herald/app/password"
 	"github.com/heraldmail/herald/app/verify"
 	"github.com/heraldmail/herald/storage"
@@ -31,16 +30,19 @@ const (
 // AccountSettings are what the HTTP layer needs to know of the account
 // configuration.
 type AccountSettings struct {
-	BaseURL        string
-	SessionTTL     time.Duration
-	SignupsEnabled bool
-	SystemMail     bool
+	BaseURL    string
+	SessionTTL time.Duration
+	// SignupMode is first, open, invite, or closed
+	// (HERALD_DISABLE_SIGNUPS=true); SignupsEnabled says whether a sign-up
+	// would be taken now.
+	SignupMode string
+	SystemMail bool
 }
 
 // AccountSettings returns the account configuration.
 func (s *Service) AccountSettings() AccountSettings {
 	o := s.opts
-	return AccountSettings{BaseURL: s.baseURL, SessionTTL: o.SessionTTL, SignupsEnabled: !o.DisableSignups,
+	return AccountSettings{BaseURL: s.baseURL, SessionTTL: o.SessionTTL, SignupMode: s.SignupMode(),
 		SystemMail: o.SystemFrom != ""}
 }
 
@@ -53,10 +55,12 @@ type User struct {
 	Email         string    `json:"email"`
 	EmailVerified bool      `json:"emailVerified"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// Admin: the installation's administrator, its first user.
+	Admin bool `json:"admin"`
 }
 
 func userView(u storage.User) User {
-	return User{ID: u.ID, Email: u.Email, EmailVerified: u.EmailVerified, CreatedAt: u.CreatedAt}
+	return User{ID: u.ID, Email: u.Email, EmailVerified: u.EmailVerified, CreatedAt: u.CreatedAt, Admin: u.Admin}
 }
 
 // Session is a new login: the user and the token for the cookie.
@@ -97,54 +101,6 @@ func checkNewPassword(v *apierr.Validation, field string, pw *string) string {
 		v.Add(field, "too_big", "Password must be at most 256 characters", nil)
 	}
 	return *pw
-}
-
-// ErrSignupsDisabled answers POST /auth/signup when signups are off,
-// before any other check of the request.
-var ErrSignupsDisabled = &apierr.Error{Kind: apierr.KindForbidden, Code: "SIGNUPS_DISABLED", Message: "Signups are disabled on this server",
-	Suggestion: "Ask the operator to create your account (herald user create)"}
-
-// Signup creates a user and logs them in. It makes no project.
-func (s *Service) Signup(ctx context.Context, email, pw *string) (_ Session, err error) {
-	defer apierr.Wrap(&err, "accounts.Signup")
-	if s.opts.DisableSignups {
-		return Session{}, ErrSignupsDisabled
-	}
-	u, err := s.createUser(ctx, email, pw, "password", s.notify.Ready(ctx))
-	if err != nil {
-		return Session{}, err
-	}
-	if !u.EmailVerified {
-		s.sendUserMail(ctx, u, tokenVerify)
-	}
-	return s.newSession(ctx, u)
-}
-
-// CreateUser makes a verified user, whatever the signup setting (the
-// operator's `herald user create`).
-func (s *Service) CreateUser(ctx context.Context, email, pw string) (_ User, err error) {
-	defer apierr.Wrap(&err, "accounts.CreateUser")
-	u, err := s.createUser(ctx, &email, &pw, "password", false)
-	return userView(u), err
-}
-
-func (s *Service) createUser(ctx context.Context, email, pw *string, pwField string, needsVerification bool) (storage.User, error) {
-	var v apierr.Validation
-	e, p := checkCredentials(&v, email, pw, pwField)
-	if err := v.Err(); err != nil {
-		return storage.User{}, err
-	}
-	hash, err := s.hasher.Hash(ctx, p)
-	if err != nil {
-		return storage.User{}, err
-	}
-	now := s.now()
-	u := storage.User{ID: ids.New(), Email: e, PasswordHash: hash, EmailVerified: !needsVerification, CreatedAt: now, UpdatedAt: now}
-	err = s.db.Write(ctx, func(tx *storage.Tx) error { return tx.InsertUser(ctx, u) })
-	if errors.Is(err, storage.ErrDuplicate) {
-		return u, &apierr.Error{Kind: apierr.KindConflict, Code: "EMAIL_TAKEN", Message: "An account with this email already exists"}
-	}
-	return u, err
 }
 
 var errInvalidCredentials = &apierr.Error{Kind: apierr.KindUnauthorized, Code: "INVALID_CREDENTIALS", Message: "Invalid email or password"}
@@ -280,9 +236,6 @@ func (s *Service) setPassword(ctx context.Context, userID, pw string, verify boo
 		return tx.DeleteUserSessions(ctx, userID)
 	})
 }
-
-// Me returns the caller.
-func (s *Service) Me(acc Access) User { return userView(*acc.user) }
 
 // trimmedLen is a string's length in characters after trimming.
 func trimmedLen(s string) (string, int) {

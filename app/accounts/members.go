@@ -46,14 +46,15 @@ func checkRole(v *apierr.Validation, role *string, def Role) Role {
 	return Role(*role)
 }
 
-// AddMember adds an existing user to the project. Granting OWNER takes an
-// OWNER.
-func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string) (_ Member, err error) {
+// AddMember adds a user to the project. An email that has no account yet
+// gets an invitation instead (invitations.go), unless sign-up is closed
+// entirely: then it is 404 USER_NOT_FOUND. Granting OWNER takes an OWNER.
+func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string) (_ Added, err error) {
 	defer apierr.Wrap(&err, "accounts.AddMember")
 	var v apierr.Validation
 	r := checkRole(&v, role, RoleMember)
 	if r == RoleOwner && !acc.Role.Includes(RoleOwner) {
-		return Member{}, ErrForbidden
+		return Added{}, ErrForbidden
 	}
 	var e string
 	if email == nil {
@@ -62,12 +63,18 @@ func (s *Service) AddMember(ctx context.Context, acc Access, email, role *string
 		e = verify.CheckEmail(&v, "email", *email)
 	}
 	if err := v.Err(); err != nil {
-		return Member{}, err
+		return Added{}, err
 	}
-	return s.addMember(ctx, acc.Project.ID, e, r)
+	inv := s.newInvite(acc, e, r)
+	m, err := s.addMember(ctx, acc.Project.ID, e, r, inv)
+	if err != nil || m != nil {
+		return Added{Member: m}, err
+	}
+	return Added{Invitation: s.sendInvitation(ctx, acc, inv)}, nil
 }
 
-// AddMemberByEmail is AddMember for the operator's CLI.
+// AddMemberByEmail is AddMember for the operator's CLI: an existing user
+// only.
 func (s *Service) AddMemberByEmail(ctx context.Context, projectID, email, role string) (_ Member, err error) {
 	defer apierr.Wrap(&err, "accounts.AddMemberByEmail")
 	var v apierr.Validation
@@ -82,15 +89,25 @@ func (s *Service) AddMemberByEmail(ctx context.Context, projectID, email, role s
 		}
 		return Member{}, err
 	}
-	return s.addMember(ctx, projectID, e, r)
+	m, err := s.addMember(ctx, projectID, e, r, nil)
+	if m == nil {
+		return Member{}, err
+	}
+	return *m, err
 }
 
-func (s *Service) addMember(ctx context.Context, projectID, email string, r Role) (Member, error) {
-	var m storage.Member
+// addMember adds the user of email to the project. An email without an
+// account is invited when inv is set (the member is then nil), else 404.
+func (s *Service) addMember(ctx context.Context, projectID, email string, r Role, inv *invite) (*Member, error) {
+	var m *Member
 	err := s.db.Write(ctx, func(tx *storage.Tx) error {
+		m = nil
 		u, err := storage.UserByEmail(ctx, tx, email)
 		if errors.Is(err, storage.ErrNotFound) {
-			return apierr.NotFound("USER_NOT_FOUND", "No user with this email")
+			if inv == nil {
+				return errUserNotFound
+			}
+			return s.insertInvitation(ctx, tx, inv)
 		}
 		if err != nil {
 			return err
@@ -98,25 +115,33 @@ func (s *Service) addMember(ctx context.Context, projectID, email string, r Role
 		if _, err := storage.MemberOf(ctx, tx, projectID, u.ID); err == nil {
 			return apierr.Conflict("This user is already a member of the project")
 		}
-		if n, err := storage.CountMembers(ctx, tx, projectID, ""); err != nil || n >= MaxMembersPerProject {
-			if err != nil {
-				return err
-			}
-			return apierr.Invalid(apierr.FieldError{Field: "email", Code: "too_many", Message: "A project can have at most 1,000 members"})
-		}
-		if n, err := storage.CountUserProjects(ctx, tx, u.ID); err != nil || n >= MaxProjectsPerUser {
-			if err != nil {
-				return err
-			}
-			return apierr.Invalid(apierr.FieldError{Field: "email", Code: "too_many", Message: "A user can belong to at most 100 projects"})
-		}
-		m = storage.Member{ProjectID: projectID, UserID: u.ID, Email: u.Email, Role: string(r), CreatedAt: s.now()}
-		err = tx.InsertMember(ctx, m)
-		if errors.Is(err, storage.ErrDuplicate) {
-			return apierr.Conflict("This user is already a member of the project")
-		}
+		added, err := s.insertMember(ctx, tx, projectID, u, r)
+		m = &added
 		return err
 	})
+	return m, err
+}
+
+// insertMember makes a user a member, within the limits of members per
+// project and projects per user.
+func (s *Service) insertMember(ctx context.Context, tx *storage.Tx, projectID string, u storage.User, r Role) (Member, error) {
+	if n, err := storage.CountMembers(ctx, tx, projectID, ""); err != nil || n >= MaxMembersPerProject {
+		if err != nil {
+			return Member{}, err
+		}
+		return Member{}, apierr.Invalid(apierr.FieldError{Field: "email", Code: "too_many", Message: "A project can have at most 1,000 members"})
+	}
+	if n, err := storage.CountUserProjects(ctx, tx, u.ID); err != nil || n >= MaxProjectsPerUser {
+		if err != nil {
+			return Member{}, err
+		}
+		return Member{}, apierr.Invalid(apierr.FieldError{Field: "email", Code: "too_many", Message: "A user can belong to at most 100 projects"})
+	}
+	m := storage.Member{ProjectID: projectID, UserID: u.ID, Email: u.Email, Role: string(r), CreatedAt: s.now()}
+	err := tx.InsertMember(ctx, m)
+	if errors.Is(err, storage.ErrDuplicate) {
+		return Member{}, apierr.Conflict("This user is already a member of the project")
+	}
 	return memberView(m), err
 }
 

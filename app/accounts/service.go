@@ -14,7 +14,12 @@ import (
 // Settings configure the account side: users, sessions, platform mail.
 // The zero value is a working default.
 type Settings struct {
-	SessionTTL     time.Duration // default 168h
+	SessionTTL time.Duration // default 168h
+	// Signups is who may sign up (HERALD_SIGNUPS): SignupsFirst (""
+	// too), SignupsOpen or SignupsInvite.
+	Signups string
+	// DisableSignups (HERALD_DISABLE_SIGNUPS) closes sign-up entirely,
+	// invitations included.
 	DisableSignups bool
 	// SystemFrom is the From address of platform mail (verification,
 	// password reset, reputation notices); "" sends none.
@@ -46,6 +51,10 @@ type Options struct {
 	// project's contacts and emails (a reset or a delete), so that caches
 	// above accounts that hold them forget them once it commits.
 	ProjectDataRemoved func(tx *storage.Tx)
+	// Warnings are the installation's warnings accounts does not work out
+	// itself (the configuration's, the delivery checks'), shown to the
+	// administrator with its own; nil: none.
+	Warnings func(ctx context.Context) []string
 }
 
 // Service is the account side of Herald. Its methods are safe for
@@ -65,6 +74,7 @@ type Service struct {
 	billing *billingLocks
 
 	projectDataRemoved func(tx *storage.Tx)
+	warnings           func(ctx context.Context) []string
 }
 
 // New builds the account side.
@@ -78,10 +88,13 @@ func New(o Options) *Service {
 	if o.ProjectDataRemoved == nil {
 		o.ProjectDataRemoved = func(*storage.Tx) {}
 	}
+	if o.Warnings == nil {
+		o.Warnings = func(context.Context) []string { return nil }
+	}
 	return &Service{db: o.DB, clock: o.Clock, log: o.Log, baseURL: o.BaseURL, opts: o.Settings,
 		hasher: password.New(o.Settings.Password, o.Settings.HashConcurrency), lockout: newLockout(o.Clock.Now),
 		notify: o.Notifier, keys: newKeyCache(o.Clock.Now), limits: readcache.New[string, storage.Limits](o.Clock.Now),
-		billing: newBillingLocks(), projectDataRemoved: o.ProjectDataRemoved}
+		billing: newBillingLocks(), projectDataRemoved: o.ProjectDataRemoved, warnings: o.Warnings}
 }
 
 func (s *Service) now() time.Time { return clock.Stamp(s.clock) }

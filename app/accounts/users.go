@@ -49,7 +49,8 @@ func (s *Service) ListUsers(ctx context.Context) (_ []User, err error) {
 }
 
 // DeleteUser removes a user with their sessions and memberships. Their
-// projects stay, whoever else is in them.
+// projects stay, whoever else is in them. Deleting the administrator
+// makes the oldest remaining user the administrator.
 func (s *Service) DeleteUser(ctx context.Context, email string) (err error) {
 	defer apierr.Wrap(&err, "accounts.DeleteUser")
 	err = s.db.Write(ctx, func(tx *storage.Tx) error {
@@ -57,7 +58,10 @@ func (s *Service) DeleteUser(ctx context.Context, email string) (err error) {
 		if err != nil {
 			return err
 		}
-		return tx.DeleteUser(ctx, u.ID)
+		if err := tx.DeleteUser(ctx, u.ID); err != nil || !u.Admin {
+			return err
+		}
+		return tx.PassAdmin(ctx)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return errUserNotFound

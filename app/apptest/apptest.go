@@ -99,8 +99,10 @@ func New(t testing.TB, o Options) *Env {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Sign-up is open: tests sign up as many users as they need. The
+	// tests of the sign-up modes (and of the default, first) set theirs.
 	opts := app.Options{DB: db, Log: log, BaseURL: "http://herald.test", Workers: 2,
-		Accounts: accounts.Settings{Password: FastPasswords}}
+		Accounts: accounts.Settings{Password: FastPasswords, Signups: accounts.SignupsOpen}}
 	if o.RealClock {
 		opts.Clock = clock.System{}
 	} else {

@@ -18,6 +18,8 @@ type Options struct {
 	// InboundHost is the public host receiving bounces ("" when inbound
 	// is off): the MX of each domain's bounce subdomain.
 	InboundHost string
+	// Sandbox: domains are verified without DNS (sandbox.go).
+	Sandbox bool
 }
 
 // Service owns sender domains: their DNS records and checks, their DKIM
@@ -29,6 +31,7 @@ type Service struct {
 	log         *slog.Logger
 	dns         DNS
 	inboundHost string
+	sandbox     bool
 
 	signers signerCache
 	senders *readcache.Cache[senderKey, string] // verified sender domains' ids
@@ -37,7 +40,7 @@ type Service struct {
 // New builds the sender-domain service.
 func New(o Options) *Service {
 	return &Service{db: o.DB, clock: o.Clock, log: o.Log, dns: o.DNS,
-		inboundHost: o.InboundHost, senders: readcache.New[senderKey, string](o.Clock.Now)}
+		inboundHost: o.InboundHost, sandbox: o.Sandbox, senders: readcache.New[senderKey, string](o.Clock.Now)}
 }
 
 func (s *Service) now() time.Time { return clock.Stamp(s.clock) }

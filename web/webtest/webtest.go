@@ -65,11 +65,15 @@ type Options struct {
 	SMTP     func(*smtpout.Config)
 	Delivery messaging.DeliveryOptions
 	// Accounts is app.Options.Accounts. Its password parameters default
-	// to cheap ones (FastPasswords), so that tests do not wait on argon2id.
+	// to cheap ones (FastPasswords), so that tests do not wait on argon2id,
+	// and its sign-up mode to open, so that tests sign up as many users as
+	// they need: a test of the modes (the default, first, included) names
+	// its own.
 	Accounts accounts.Settings
 	// BaseURL is app.Options.BaseURL; default http://herald.test.
 	BaseURL string
-	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options'.
+	// PublicRateLimit, FailedKeyLimit and Warnings are web.Options';
+	// Warnings are app.Options' too (the administrator's).
 	PublicRateLimit, FailedKeyLimit int
 	Warnings                        []string
 	// Webhooks is app.Options.Webhooks; its Resolver defaults to the
@@ -79,6 +83,9 @@ type Options struct {
 	PublicProjectRateLimit int
 	// RenderWork is app.Options'; 0: the production bound.
 	RenderWork time.Duration
+	// Sandbox is app.Options.Sandbox: every message is captured, none
+	// reaches the SMTP sink, and domains are verified without DNS.
+	Sandbox bool
 	// Wrap, when set, wraps the server's handler (benchmarks time the
 	// requests inside the server with it).
 	Wrap func(http.Handler) http.Handler
@@ -126,12 +133,16 @@ func New(t testing.TB, o Options) *Env {
 // adjustApp sets the app options an Env's Options name over apptest's.
 func adjustApp(a *app.Options, o Options) {
 	a.InboundHost, a.SNSFetcher, a.Metrics, a.Delivery = o.InboundHost, o.SNSFetcher, o.Metrics, o.Delivery
-	a.PublicProjectRateLimit, a.RenderWork = o.PublicProjectRateLimit, o.RenderWork
+	a.PublicProjectRateLimit, a.RenderWork, a.Warnings = o.PublicProjectRateLimit, o.RenderWork, o.Warnings
+	a.Sandbox = o.Sandbox
 	if o.BaseURL != "" {
 		a.BaseURL = o.BaseURL
 	}
 	if o.Accounts.Password.Memory == 0 {
 		o.Accounts.Password = FastPasswords
+	}
+	if o.Accounts.Signups == "" {
+		o.Accounts.Signups = accounts.SignupsOpen
 	}
 	a.Accounts = o.Accounts
 	if o.Webhooks.Resolver == nil {

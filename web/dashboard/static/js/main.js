@@ -14,6 +14,7 @@ import { CampaignsPage, CampaignPage } from './pages/campaigns.js';
 import { ActivityPage, AnalyticsPage } from './pages/activity.js';
 import { SettingsPage } from './pages/settings.js';
 import { WorkflowsPage, WorkflowPage } from './pages/workflows.js';
+import { SandboxPage, SandboxMessagePage } from './pages/sandbox.js';
 
 const SIGNED_IN = 'herald.signedIn';
 const PROJECT = 'herald.project';
@@ -36,6 +37,7 @@ const routes = [
   ['/app/analytics', AnalyticsPage],
   ['/app/settings', SettingsPage],
   ['/app/projects/new', NewProjectPage],
+  ['/app/sandbox', SandboxPage], ['/app/sandbox/:id', SandboxMessagePage],
 ];
 
 // Pages a visitor without a session may open (links in platform mail).
@@ -83,6 +85,26 @@ const nav = [
   ['/app/analytics', 'Analytics'],
   ['/app/settings', 'Settings'],
 ];
+
+// SandboxBanner says on every page that the server is a sandbox.
+function SandboxBanner({ config, signedIn }) {
+  if (!config.sandbox) return null;
+  return html`<div class="banner sandbox-banner" role="note" aria-label="Sandbox">
+    <strong>Sandbox:</strong> no email leaves this machine. Every message is captured${signedIn
+      ? html` on the <${Link} href="/app/sandbox">Sandbox<//> page` : ' in the dashboard'}, and sender domains are verified without DNS.
+  </div>`;
+}
+
+// AdminWarnings is the installation's warnings, shown to its
+// administrator only (GET /users/@me gives them no one else).
+function AdminWarnings({ user }) {
+  const w = (user && user.warnings) || [];
+  if (!w.length) return null;
+  return html`<details class="banner admin-warnings">
+    <summary>This installation has ${w.length} warning${w.length === 1 ? '' : 's'} for you, its administrator</summary>
+    <ul>${w.map((x) => html`<li>${x}</li>`)}</ul>
+  </details>`;
+}
 
 function App() {
   const loc = useLocation();
@@ -146,14 +168,15 @@ function App() {
 
   if (state.phase === 'boot') return html`<${Loading} />`;
 
+  const banner = html`<${SandboxBanner} config=${config} signedIn=${state.phase === 'in'} />`;
   const Public = publicRoutes[path];
   if (state.phase === 'anon' || (Public && Public !== AuthPage)) {
-    if (Public) return html`<${Public} key=${path} config=${config} onSignedIn=${signedIn} />`;
+    if (Public) return html`${banner}<${Public} key=${path} config=${config} onSignedIn=${signedIn} />`;
     if (path !== '/app/login') navigate('/app/login', true);
-    return html`<${AuthPage} config=${config} onSignedIn=${signedIn} />`;
+    return html`${banner}<${AuthPage} config=${config} onSignedIn=${signedIn} />`;
   }
-  if (state.phase === 'unverified') return html`<${VerifyPendingPage} user=${state.user} onSignOut=${signOut} />`;
-  if (state.phase === 'error') return html`<div class="center"><div class="alert error">${state.error.message}</div></div>`;
+  if (state.phase === 'unverified') return html`${banner}<${VerifyPendingPage} user=${state.user} onSignOut=${signOut} />`;
+  if (state.phase === 'error') return html`${banner}<div class="center"><div class="alert error">${state.error.message}</div></div>`;
 
   const { user, projects, project } = state;
   const logout = async () => {
@@ -172,7 +195,7 @@ function App() {
   };
 
   if (!project || path === '/app/projects/new') {
-    return html`<div class="center"><${NewProjectPage} ctx=${ctx} first=${!project} onLogout=${logout} /></div>`;
+    return html`${banner}<${AdminWarnings} user=${user} /><div class="center"><${NewProjectPage} ctx=${ctx} first=${!project} onLogout=${logout} /></div>`;
   }
   if (Public) navigate('/app/', true);
   const m = match(path);
@@ -190,7 +213,7 @@ function App() {
       </div>
       <nav aria-label="Main">
         <ul>
-          ${nav.map(([href, label]) => {
+          ${(config.sandbox ? [...nav, ['/app/sandbox', 'Sandbox']] : nav).map(([href, label]) => {
             const active = href === '/app/' ? path === '/app/' : path.startsWith(href);
             return html`<li><${Link} href=${href} aria-current=${active ? 'page' : undefined}>${label}<//></li>`;
           })}
@@ -202,6 +225,8 @@ function App() {
       </div>
     </aside>
     <main id="main">
+      ${banner}
+      <${AdminWarnings} user=${user} />
       ${project.disabled ? html`<div class="alert error" role="alert">This project is disabled${project.disabledReason ? ` (${project.disabledReason})` : ''}: sending is stopped.</div>` : null}
       <${Page} key=${path} ctx=${ctx} params=${m ? m.params : {}} />
     </main>

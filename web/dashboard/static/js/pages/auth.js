@@ -3,20 +3,37 @@ import { html, useState, useEffect } from '../lib.js';
 import { post } from '../api.js';
 import { Field, FormError, Link, navigate } from '../ui.js';
 
+// howToGetAnAccount says, under the login form, how someone without an
+// account gets one on this server.
+function howToGetAnAccount(config) {
+  if (config.signupsEnabled !== false) return html`No account yet? <${Link} href="/app/signup">Sign up<//>.`;
+  if (config.signupMode === 'closed') {
+    return html`No account yet? Sign-up is closed on this server: ask its operator to create your account.`;
+  }
+  return html`No account yet? Sign-up on this server is by invitation: ask an administrator of a project here to invite your email address, then follow the link in the invitation.`;
+}
+
 export function AuthPage({ config, onSignedIn }) {
   const signup = location.pathname === '/app/signup';
+  const inviteToken = signup ? new URLSearchParams(location.search).get('inviteToken') || '' : '';
   const [form, setForm] = useState({ email: '', password: '' });
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const signupsOn = config.signupsEnabled !== false;
-  useEffect(() => { document.title = (signup ? 'Sign up' : 'Log in') + ' · Herald'; }, [signup]);
+  // Closed: no invitation in the link, and the server takes no other
+  // sign-up now (it answers 403 SIGNUPS_DISABLED anyway).
+  const closed = signup && !inviteToken && !signupsOn;
+  const title = closed ? 'Sign-up is closed' : inviteToken ? 'Accept your invitation' : signup ? 'Create your account' : 'Log in';
+  useEffect(() => { document.title = title + ' · Herald'; }, [title]);
 
   const submit = async (e) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await post(signup ? '/auth/signup' : '/auth/login', { email: form.email.trim(), password: form.password });
+      const body = { email: form.email.trim(), password: form.password };
+      if (inviteToken) body.inviteToken = inviteToken;
+      await post(signup ? '/auth/signup' : '/auth/login', body);
       onSignedIn();
     } catch (err) {
       setError(err);
@@ -26,10 +43,19 @@ export function AuthPage({ config, onSignedIn }) {
   };
   const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
   const errs = error ? error.fields : {};
+  if (closed) {
+    return html`<div class="center"><div class="card auth">
+      <div class="brand">Herald</div>
+      <h1 id="page-title" tabindex="-1">${title}</h1>
+      <p role="alert">This server does not take new sign-ups. ${howToGetAnAccount(config)}</p>
+      <p><${Link} href="/app/login">Log in<//> if you have an account.</p>
+    </div></div>`;
+  }
   return html`<div class="center">
     <form class="card auth" onSubmit=${submit} novalidate>
       <div class="brand">Herald</div>
-      <h1 id="page-title" tabindex="-1">${signup ? 'Create your account' : 'Log in'}</h1>
+      <h1 id="page-title" tabindex="-1">${title}</h1>
+      ${inviteToken ? html`<p class="muted">You were invited to a project on this server. Sign up with the email address the invitation was sent to.</p>` : null}
       <${Field} label="Email" name="email" type="email" autocomplete="username" required value=${form.email} onInput=${set('email')} errors=${errs} />
       <${Field} label="Password" name="password" type="password" autocomplete=${signup ? 'new-password' : 'current-password'} required minlength=${signup ? 8 : undefined}
         value=${form.password} onInput=${set('password')} errors=${errs} hint=${signup ? 'At least 8 characters.' : undefined} />
@@ -38,14 +64,14 @@ export function AuthPage({ config, onSignedIn }) {
       <p class="muted">
         ${signup
           ? html`Have an account? <${Link} href="/app/login">Log in<//>`
-          : html`${signupsOn ? html`No account yet? <${Link} href="/app/signup">Sign up<//>. ` : null}<${Link} href="/app/forgot-password">Forgot your password?<//>`}
+          : html`${howToGetAnAccount(config)} <${Link} href="/app/forgot-password">Forgot your password?<//>`}
       </p>
-      <details class="hint-box" open>
+      ${inviteToken ? null : html`<details class="hint-box" open>
         <summary>First start?</summary>
-        <p>Create the first user on the server${signupsOn ? ' (or sign up here)' : ''}:</p>
+        <p>The first user made on this server is its administrator. Create it on the server${signupsOn && config.signupMode === 'first' ? ' (or sign up here)' : ''}:</p>
         <pre><code>herald user create --email you@example.com --password-stdin</code></pre>
         <p class="muted">Then log in here with that email and password.</p>
-      </details>
+      </details>`}
     </form>
   </div>`;
 }
@@ -109,9 +135,17 @@ export function ResetPasswordPage() {
   <//>`;
 }
 
-export function ForgotPasswordPage() {
+export function ForgotPasswordPage({ config }) {
   const [email, setEmail] = useState('');
   const { error, done, submit } = useSubmit(() => post('/auth/request-password-reset', { email: email.trim() }));
+  if (config.systemMail === false) {
+    // No platform mail: no link can reach anyone, so promise none.
+    return html`<${TokenPage} title="Reset your password">
+      <p role="note">This server sends no email, so it cannot send you a link to reset your password.
+        Ask its administrator to set a new one for you (on the server: <code>herald user reset-password --email you@example.com</code>).</p>
+      <p><${Link} href="/app/login">Back to log in<//></p>
+    <//>`;
+  }
   return html`<${TokenPage} title="Reset your password">
     ${done
       ? html`<p role="status">If an account has that email, a link to reset its password is on its way.</p>`

@@ -6,7 +6,7 @@ import { PageHeader, useAsync, Loading, ErrorBox, Field, FormError, CopyButton, 
 
 const statusKind = { verified: 'ok', pending: 'warn', failed: 'bad' };
 
-function DomainCard({ domain, onChange, onDelete }) {
+function DomainCard({ domain, onChange, onDelete, sandbox }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
   const check = async () => {
@@ -30,7 +30,9 @@ function DomainCard({ domain, onChange, onDelete }) {
       <${Confirm} label="Remove" danger question=${`Remove ${domain.domain}? Mail from it can no longer be sent.`} onConfirm=${onDelete} />
     </header>
     <${ErrorBox} error=${error} />
-    <p class="muted">Publish these records at your DNS provider, then check. Only required records decide verification.</p>
+    ${sandbox
+      ? html`<p class="muted">In the sandbox, a domain is verified without DNS: these are the records you would publish for real.</p>`
+      : html`<p class="muted">Publish these records at your DNS provider, then check. Only required records decide verification.</p>`}
     <div class="table-wrap"><table class="records">
       <thead><tr><th>Type</th><th>Name</th><th>Value</th><th>Purpose</th><th>Status</th></tr></thead>
       <tbody>
@@ -77,6 +79,6 @@ export function DomainsPage({ ctx }) {
     ${list.loading && !list.data ? html`<${Loading} />` : null}
     <${ErrorBox} error=${list.error} />
     ${list.data && !list.data.length ? html`<p class="muted">No sender domain yet. Add the domain your emails come from.</p>` : null}
-    ${(list.data || []).map((d) => html`<${DomainCard} key=${d.id} domain=${d} onChange=${replace} onDelete=${() => remove(d)} />`)}
+    ${(list.data || []).map((d) => html`<${DomainCard} key=${d.id} domain=${d} sandbox=${!!ctx.config.sandbox} onChange=${replace} onDelete=${() => remove(d)} />`)}
   </div>`;
 }

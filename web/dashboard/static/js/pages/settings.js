@@ -92,20 +92,28 @@ const roles = ['MEMBER', 'ADMIN', 'OWNER'];
 function Members({ ctx }) {
   const p = ctx.project;
   const list = useAsync(() => get(`/projects/${p.id}/members`), [p.id]);
+  const invites = useAsync(() => get(`/projects/${p.id}/invitations`), [p.id]);
   const [form, setForm] = useState({ email: '', role: 'MEMBER' });
   const [error, setError] = useState(null);
+  const [invited, setInvited] = useState(null); // the last invitation made
   const owner = p.role === 'OWNER';
   const act = async (fn) => {
     setError(null);
-    try { await fn(); list.reload(); } catch (e) { setError(e); }
+    try { await fn(); list.reload(); invites.reload(); } catch (e) { setError(e); }
   };
   const add = (e) => {
     e.preventDefault();
-    act(async () => { await post(`/projects/${p.id}/members`, { email: form.email.trim(), role: form.role }); setForm({ email: '', role: 'MEMBER' }); });
+    setInvited(null);
+    act(async () => {
+      const added = await post(`/projects/${p.id}/members`, { email: form.email.trim(), role: form.role });
+      if (added.invited) setInvited(added);
+      setForm({ email: '', role: 'MEMBER' });
+    });
   };
   // An ADMIN may not grant, change or remove OWNER.
   const may = (m) => ctx.canAdmin && m.userId !== ctx.user.id && (owner || m.role !== 'OWNER');
   const choices = owner ? roles : roles.filter((r) => r !== 'OWNER');
+  const open = invites.data || [];
   return html`<section class="card" aria-labelledby="mem-h">
     <h2 id="mem-h">Members</h2>
     ${list.data ? html`<div class="table-wrap"><table class="list"><thead><tr><th>Email</th><th>Role</th><th>Since</th>${ctx.canAdmin ? html`<th><span class="sr-only">Actions</span></th>` : null}</tr></thead><tbody>
@@ -115,9 +123,17 @@ function Members({ ctx }) {
         <td>${fmtDate(m.createdAt)}</td>
         ${ctx.canAdmin ? html`<td>${may(m) ? html`<${Confirm} label="Remove" danger question=${`Remove ${m.email} from this project?`} onConfirm=${() => act(() => del(`/projects/${p.id}/members/${m.userId}`))} />` : null}</td>` : null}
       </tr>`)}
+      ${open.map((i) => html`<tr key=${'inv-' + i.email} class="invitation"><td>${i.email} <${Badge} kind="info">Invited<//></td><td>${i.role}</td>
+        <td><span class="muted">until ${fmtDate(i.expiresAt)}</span></td>
+        ${ctx.canAdmin ? html`<td>${owner || i.role !== 'OWNER' ? html`<${Confirm} label="Withdraw" danger question=${`Withdraw the invitation of ${i.email}?`} onConfirm=${() => act(() => del(`/projects/${p.id}/invitations/${encodeURIComponent(i.email)}`))} />` : null}</td>` : null}
+      </tr>`)}
     </tbody></table></div>` : list.error ? html`<${ErrorBox} error=${list.error} />` : html`<${Loading} />`}
+    ${invited ? html`<div class="alert ok" role="status">${invited.mailed
+      ? html`Invitation mailed to <strong>${invited.email}</strong>: the link in it makes their account, valid 7 days.`
+      : html`<div>This server sends no email: give <strong>${invited.email}</strong> this link to make their account (valid 7 days, for that email only).</div>
+          <div class="keyrow"><code class="key invite-link">${invited.inviteUrl}</code><${CopyButton} text=${invited.inviteUrl} label="Copy link" /></div>`}</div>` : null}
     ${ctx.canAdmin ? html`<form class="inline-form" onSubmit=${add}>
-      <${Field} label="Add a member by email" name="email" type="email" value=${form.email} onInput=${(e) => setForm({ ...form, email: e.target.value })} errors=${error && error.fields} hint="They need a Herald account first." required />
+      <${Field} label="Add a member by email" name="email" type="email" value=${form.email} onInput=${(e) => setForm({ ...form, email: e.target.value })} errors=${error && error.fields} hint="Someone without a Herald account gets an invitation to sign up." required />
       <${Field} label="Role" name="role">${(id) => html`<select id=${id} value=${form.role} onChange=${(e) => setForm({ ...form, role: e.target.value })}>${choices.map((r) => html`<option>${r}</option>`)}</select>`}<//>
       <button type="submit">Add member</button>
     </form>` : null}
